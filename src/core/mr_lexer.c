@@ -1,0 +1,386 @@
+/*-------------------------------------------------------------------------
+ * mr_lexer.c
+ *	  Tokenizer for PostgreSQL's lexical structure (see mr_lexer.h).
+ *-------------------------------------------------------------------------
+ */
+#include "mr_lexer.h"
+
+#include <string.h>
+
+#define OP_CHARS "+-*/<>=~!@#%^&|`?"
+
+static bool
+is_ident_start(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80;
+}
+
+static bool
+is_ident_cont(unsigned char c, bool pattern_mode)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9') || (c == '$' && !pattern_mode);
+}
+
+static bool
+is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+void
+mr_lexer_init(MrLexer *lx, const char *text, int len, MrError *err)
+{
+	lx->text = text;
+	lx->len = len;
+	lx->pos = 0;
+	lx->pattern_mode = false;
+	lx->err = err;
+}
+
+static unsigned char
+peek(const MrLexer *lx, int off)
+{
+	int			p = lx->pos + off;
+
+	return (p < lx->len) ? (unsigned char) lx->text[p] : '\0';
+}
+
+/* skip white space and comments; false on an unterminated comment */
+static bool
+skip_space(MrLexer *lx)
+{
+	for (;;)
+	{
+		unsigned char c = peek(lx, 0);
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+			lx->pos++;
+		else if (c == '-' && peek(lx, 1) == '-')
+		{
+			while (lx->pos < lx->len && lx->text[lx->pos] != '\n')
+				lx->pos++;
+		}
+		else if (c == '/' && peek(lx, 1) == '*')
+		{
+			int			start = lx->pos;
+			int			depth = 1;
+
+			lx->pos += 2;
+			while (depth > 0)
+			{
+				if (lx->pos >= lx->len)
+				{
+					mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+								 "unterminated /* comment");
+					return false;
+				}
+				if (peek(lx, 0) == '*' && peek(lx, 1) == '/')
+				{
+					depth--;
+					lx->pos += 2;
+				}
+				else if (peek(lx, 0) == '/' && peek(lx, 1) == '*')
+				{
+					depth++;
+					lx->pos += 2;
+				}
+				else
+					lx->pos++;
+			}
+		}
+		else
+			return true;
+	}
+}
+
+/* scan a '...' literal starting at lx->pos (the quote); backslashes escape if esc */
+static bool
+scan_quoted_string(MrLexer *lx, int tokstart, bool esc)
+{
+	lx->pos++;					/* opening quote */
+	for (;;)
+	{
+		if (lx->pos >= lx->len)
+		{
+			mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, tokstart,
+						 "unterminated quoted string");
+			return false;
+		}
+		if (esc && lx->text[lx->pos] == '\\' && lx->pos + 1 < lx->len)
+		{
+			lx->pos += 2;
+			continue;
+		}
+		if (lx->text[lx->pos] == '\'')
+		{
+			if (peek(lx, 1) == '\'')
+			{
+				lx->pos += 2;
+				continue;
+			}
+			lx->pos++;
+			/* SQL string continuation across a newline is not needed here */
+			return true;
+		}
+		lx->pos++;
+	}
+}
+
+/* length of a dollar-quote delimiter ($tag$) at position p, or 0 */
+static int
+dollar_delim_len(const MrLexer *lx, int p)
+{
+	int			q = p + 1;
+
+	if (p >= lx->len || lx->text[p] != '$')
+		return 0;
+	if (q < lx->len && lx->text[q] == '$')
+		return 2;
+	if (q >= lx->len || !is_ident_start((unsigned char) lx->text[q]))
+		return 0;
+	while (q < lx->len && is_ident_cont((unsigned char) lx->text[q], true))
+		q++;
+	if (q < lx->len && lx->text[q] == '$')
+		return q - p + 1;
+	return 0;
+}
+
+bool
+mr_lex_next(MrLexer *lx, MrToken *tok)
+{
+	unsigned char c;
+	int			start;
+
+	tok->kind = MR_TOK_EOF;
+	tok->ident = NULL;
+	if (lx->err && lx->err->failed)
+		return false;
+	if (!skip_space(lx))
+		return false;
+	start = lx->pos;
+	tok->start = tok->end = start;
+	if (lx->pos >= lx->len)
+		return true;
+
+	c = peek(lx, 0);
+
+	/* prefixed string literals: E'', B'', X'', N'', U&'' ; U&"" identifiers */
+	if ((c == 'e' || c == 'E') && peek(lx, 1) == '\'')
+	{
+		lx->pos++;
+		if (!scan_quoted_string(lx, start, true))
+			return false;
+		tok->kind = MR_TOK_STRING;
+		goto done;
+	}
+	if ((c == 'b' || c == 'B' || c == 'x' || c == 'X' || c == 'n' || c == 'N') &&
+		peek(lx, 1) == '\'')
+	{
+		lx->pos++;
+		if (!scan_quoted_string(lx, start, false))
+			return false;
+		tok->kind = MR_TOK_STRING;
+		goto done;
+	}
+	if ((c == 'u' || c == 'U') && peek(lx, 1) == '&' &&
+		(peek(lx, 2) == '\'' || peek(lx, 2) == '"'))
+	{
+		lx->pos += 2;
+		if (peek(lx, 0) == '\'')
+		{
+			if (!scan_quoted_string(lx, start, false))
+				return false;
+			tok->kind = MR_TOK_STRING;
+			goto done;
+		}
+		/* U&"ident": fall through to the quoted identifier scanner */
+		c = '"';
+	}
+
+	if (c == '\'')
+	{
+		if (!scan_quoted_string(lx, start, false))
+			return false;
+		tok->kind = MR_TOK_STRING;
+		goto done;
+	}
+
+	if (c == '"')
+	{
+		int			q = lx->pos + 1;
+		char	   *buf = mr_alloc(lx->len - q + 1);
+		int			n = 0;
+
+		for (;;)
+		{
+			if (q >= lx->len)
+			{
+				mr_free(buf);
+				mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+							 "unterminated quoted identifier");
+				return false;
+			}
+			if (lx->text[q] == '"')
+			{
+				if (q + 1 < lx->len && lx->text[q + 1] == '"')
+				{
+					buf[n++] = '"';
+					q += 2;
+					continue;
+				}
+				q++;
+				break;
+			}
+			buf[n++] = lx->text[q++];
+		}
+		buf[n] = '\0';
+		if (n == 0)
+		{
+			mr_free(buf);
+			mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+						 "zero-length delimited identifier");
+			return false;
+		}
+		lx->pos = q;
+		tok->kind = MR_TOK_QIDENT;
+		tok->ident = buf;
+		goto done;
+	}
+
+	if (c == '$')
+	{
+		int			dl = lx->pattern_mode ? 0 : dollar_delim_len(lx, lx->pos);
+
+		if (dl > 0)
+		{
+			const char *delim = lx->text + lx->pos;
+			int			q = lx->pos + dl;
+
+			for (;;)
+			{
+				if (q + dl > lx->len)
+				{
+					mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+								 "unterminated dollar-quoted string");
+					return false;
+				}
+				if (lx->text[q] == '$' && memcmp(lx->text + q, delim, dl) == 0)
+				{
+					q += dl;
+					break;
+				}
+				q++;
+			}
+			lx->pos = q;
+			tok->kind = MR_TOK_STRING;
+			goto done;
+		}
+		if (!lx->pattern_mode && is_digit(peek(lx, 1)))
+		{
+			lx->pos++;
+			while (is_digit(peek(lx, 0)))
+				lx->pos++;
+			tok->kind = MR_TOK_PARAM;
+			goto done;
+		}
+		lx->pos++;
+		tok->kind = MR_TOK_PUNCT;
+		goto done;
+	}
+
+	if (is_ident_start(c))
+	{
+		while (lx->pos < lx->len && is_ident_cont((unsigned char) lx->text[lx->pos], lx->pattern_mode))
+			lx->pos++;
+		tok->kind = MR_TOK_IDENT;
+		tok->ident = mr_strndup(lx->text + start, lx->pos - start);
+		goto done;
+	}
+
+	if (is_digit(c) || (c == '.' && is_digit(peek(lx, 1))))
+	{
+		while (is_digit(peek(lx, 0)) || peek(lx, 0) == '_')
+			lx->pos++;
+		if (peek(lx, 0) == '.' && peek(lx, 1) != '.')
+		{
+			lx->pos++;
+			while (is_digit(peek(lx, 0)) || peek(lx, 0) == '_')
+				lx->pos++;
+		}
+		if ((peek(lx, 0) == 'e' || peek(lx, 0) == 'E') &&
+			(is_digit(peek(lx, 1)) ||
+			 ((peek(lx, 1) == '+' || peek(lx, 1) == '-') && is_digit(peek(lx, 2)))))
+		{
+			lx->pos += 2;
+			while (is_digit(peek(lx, 0)))
+				lx->pos++;
+		}
+		tok->kind = MR_TOK_NUMBER;
+		goto done;
+	}
+
+	if (c == ':' && peek(lx, 1) == ':')
+	{
+		lx->pos += 2;
+		tok->kind = MR_TOK_PUNCT;
+		goto done;
+	}
+	if (strchr("()[]{},;.:", c))
+	{
+		lx->pos++;
+		tok->kind = MR_TOK_PUNCT;
+		goto done;
+	}
+	if (strchr(OP_CHARS, c))
+	{
+		lx->pos++;
+		if (!lx->pattern_mode)
+		{
+			while (lx->pos < lx->len && strchr(OP_CHARS, lx->text[lx->pos]) &&
+				   lx->text[lx->pos] != '\0' &&
+				   !(peek(lx, 0) == '-' && peek(lx, 1) == '-') &&
+				   !(peek(lx, 0) == '/' && peek(lx, 1) == '*'))
+				lx->pos++;
+		}
+		tok->kind = MR_TOK_OP;
+		goto done;
+	}
+
+	mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+				 "syntax error at or near \"%c\"", c);
+	return false;
+
+done:
+	tok->end = lx->pos;
+	return true;
+}
+
+bool
+mr_tok_is_keyword(const MrToken *tok, const char *kw)
+{
+	size_t		n = strlen(kw);
+	size_t		i;
+
+	if (tok->kind != MR_TOK_IDENT || strlen(tok->ident) != n)
+		return false;
+	for (i = 0; i < n; i++)
+	{
+		char		a = tok->ident[i];
+
+		if (a >= 'a' && a <= 'z')
+			a = (char) (a - 'a' + 'A');
+		if (a != kw[i])
+			return false;
+	}
+	return true;
+}
+
+bool
+mr_tok_is(const MrLexer *lx, const MrToken *tok, const char *s)
+{
+	size_t		n = strlen(s);
+
+	if (tok->kind != MR_TOK_PUNCT && tok->kind != MR_TOK_OP)
+		return false;
+	return (size_t) mr_tok_len(tok) == n && memcmp(lx->text + tok->start, s, n) == 0;
+}

@@ -1,0 +1,87 @@
+/*-------------------------------------------------------------------------
+ * mr_program.h
+ *	  A row pattern compiled into a program for the matcher (mr_match.c).
+ *
+ * The program is a Thompson-style automaton written as instructions, in the
+ * manner of a backtracking regex VM, whose order of alternatives *is* the
+ * standard's preference order:
+ *
+ *   VAR v      consume the current row if DEFINE v holds for it
+ *   SPLIT x,y  continue at x, and (with lower preference) at y
+ *   JUMP x     continue at x
+ *   BEGIN      succeeds only at the first row of the partition (^)
+ *   END        succeeds only after the last row of the partition ($)
+ *   ACCEPT     a match
+ *
+ * Compilation rules (mr_program.c):
+ *  - concatenation is sequence; alternation A|B|C is SPLIT chains with the
+ *    first branch preferred;
+ *  - greedy quantifiers put the "one more iteration" edge first, reluctant
+ *    ones the exit edge first;
+ *  - {n,m} is unrolled: n mandatory copies, then m-n nested optional copies
+ *    (or a loop for an unbounded maximum), so every state is a pc and the
+ *    matcher needs no counters;
+ *  - PERMUTE(a, b, c) is the alternation of all orderings in lexicographic
+ *    order of the listed positions, as the standard prescribes;
+ *  - an exclusion {- p -} compiles p with its VAR instructions flagged
+ *    `excluded` (the rows are matched but not output by ALL ROWS PER MATCH).
+ *
+ * Loops whose body can match the empty string are safe: the matcher never
+ * revisits a pc within one row step, which is the standard's rule that an
+ * iteration matching nothing cannot be followed by another.
+ *
+ * The size of the program is bounded by the caller's limit (unrolling and
+ * PERMUTE can grow it quickly); exceeding it is a 54000 error.
+ *-------------------------------------------------------------------------
+ */
+#ifndef MR_PROGRAM_H
+#define MR_PROGRAM_H
+
+#include "mr_clause.h"
+
+typedef enum MrOpcode
+{
+	MR_OP_VAR = 0,
+	MR_OP_SPLIT,
+	MR_OP_JUMP,
+	MR_OP_BEGIN,
+	MR_OP_END,
+	MR_OP_ACCEPT
+} MrOpcode;
+
+typedef struct MrInst
+{
+	uint8_t		op;				/* MrOpcode */
+	bool		excluded;		/* VAR inside {- -} */
+	int32_t		var;			/* VAR: variable index */
+	int32_t		x;				/* SPLIT/JUMP: first target */
+	int32_t		y;				/* SPLIT: second target */
+} MrInst;
+
+typedef struct MrProgram
+{
+	MrInst	   *insts;
+	int			ninsts;
+	int			nvars;
+	bool		has_begin;		/* contains ^ */
+	bool		has_end;		/* contains $ */
+	bool		has_exclusion;
+	int			min_rows;		/* fewest rows any match consumes */
+	int			max_rows;		/* most rows a match consumes; -1 unbounded */
+	bool		matches_empty;	/* can the pattern match zero rows */
+} MrProgram;
+
+/* default cap on instructions (unrolled quantifiers and PERMUTE) */
+#define MR_DEFAULT_MAX_INSTS 100000
+
+/*
+ * Compile c->pattern.  Returns NULL with *err set when the program would
+ * exceed max_insts instructions.
+ */
+extern MrProgram *mr_compile_pattern(const MrClause *c, int max_insts,
+									 MrError *err);
+
+/* for tests and EXPLAIN VERBOSE: one instruction per line */
+extern char *mr_program_to_string(const MrProgram *p, const MrClause *c);
+
+#endif							/* MR_PROGRAM_H */
