@@ -1,0 +1,529 @@
+/*-------------------------------------------------------------------------
+ * mr_match.c
+ *	  Priority-ordered simulation of a row pattern program (see mr_match.h
+ *	  for the design and the invariants).
+ *
+ * Invariants kept here:
+ *  - clist holds the live threads waiting for row `cur`, in preference
+ *    order; their starts are non-decreasing along the list (a thread inherits
+ *    its start, and a new start is always appended last).  This is what lets
+ *    MR_DEDUP_STATE_START dedup with one (stamp, start) pair per pc;
+ *  - the pending match (has_best) was produced by a thread of lower priority
+ *    than every thread still in clist, so a later accept always replaces it;
+ *  - no new start is added while a match is pending;
+ *  - history nodes are reference counted: a node lives while a thread, the
+ *    pending match or a newer node points at it.
+ *-------------------------------------------------------------------------
+ */
+#include "mr_match.h"
+
+#include <string.h>
+
+typedef struct Thread
+{
+	int32_t		pc;
+	int64_t		start;
+	MrHist	   *hist;			/* newest label; NULL when no row consumed */
+	int64_t		len;			/* rows consumed */
+} Thread;
+
+struct MrMatcher
+{
+	const MrProgram *prog;
+	MrMatcherOptions opts;
+
+	Thread	   *clist;
+	int64_t		nc;
+	Thread	   *nlist;
+	int64_t		nn;
+	int64_t		cap;
+
+	int64_t		cur;			/* next row to feed */
+	bool		finished;		/* finish() called since reset */
+
+	bool		has_best;
+	int64_t		best_start;
+	int64_t		best_end;
+	MrHist	   *best_hist;
+
+	/* closure-local visited marks */
+	uint32_t   *cstamp;
+	uint32_t	cgen;
+	/* per-position visited marks (dedup across threads) */
+	uint32_t   *pstamp;
+	int64_t    *pstart;
+	uint32_t	pgen;
+
+	int32_t    *stack;
+	int			stacktop;
+
+	MrHist	   *free_hist;
+
+	/* decided match output buffers */
+	int32_t    *out_vars;
+	bool	   *out_excl;
+	int64_t		out_cap;
+
+	MrMatcherStats stats;
+};
+
+/* ---------- history nodes ---------- */
+
+static MrHist *
+hist_push(MrMatcher *m, MrHist *prev, int64_t row, int32_t var, bool excluded)
+{
+	MrHist	   *h = m->free_hist;
+
+	if (h)
+		m->free_hist = h->prev;
+	else
+	{
+		/* carve a chunk of nodes */
+		int			i,
+					n = 256;
+		MrHist	   *chunk = mr_new_array(MrHist, n);
+
+		for (i = 1; i < n - 1; i++)
+			chunk[i].prev = &chunk[i + 1];
+		chunk[n - 1].prev = NULL;
+		m->free_hist = &chunk[1];
+		h = &chunk[0];
+	}
+	h->prev = prev;
+	if (prev)
+		prev->refs++;
+	h->row = row;
+	h->var = var;
+	h->excluded = excluded;
+	h->refs = 1;
+	return h;
+}
+
+static void
+hist_release(MrMatcher *m, MrHist *h)
+{
+	while (h && --h->refs == 0)
+	{
+		MrHist	   *prev = h->prev;
+
+		h->prev = m->free_hist;
+		m->free_hist = h;
+		h = prev;
+	}
+}
+
+static inline MrHist *
+hist_ref(MrHist *h)
+{
+	if (h)
+		h->refs++;
+	return h;
+}
+
+/* ---------- lists ---------- */
+
+static void
+ensure_cap(MrMatcher *m, int64_t need)
+{
+	int64_t		ncap;
+
+	if (need <= m->cap)
+		return;
+	ncap = m->cap * 2;
+	if (ncap < need)
+		ncap = need;
+	m->clist = mr_realloc(m->clist, sizeof(Thread) * (size_t) ncap);
+	m->nlist = mr_realloc(m->nlist, sizeof(Thread) * (size_t) ncap);
+	m->cap = ncap;
+}
+
+static void
+nlist_append(MrMatcher *m, int32_t pc, int64_t start, MrHist *hist, int64_t len)
+{
+	Thread	   *t;
+
+	if (m->nn >= m->cap)
+		ensure_cap(m, m->nn + 1);
+	t = &m->nlist[m->nn++];
+	t->pc = pc;
+	t->start = start;
+	t->hist = hist_ref(hist);
+	t->len = len;
+}
+
+static void
+release_threads(MrMatcher *m, Thread *list, int64_t from, int64_t to)
+{
+	int64_t		i;
+
+	for (i = from; i < to; i++)
+		hist_release(m, list[i].hist);
+}
+
+static void
+swap_lists(MrMatcher *m)
+{
+	Thread	   *t = m->clist;
+
+	m->clist = m->nlist;
+	m->nc = m->nn;
+	m->nlist = t;
+	m->nn = 0;
+	if (m->nc > m->stats.peak_threads)
+		m->stats.peak_threads = m->nc;
+}
+
+/* ---------- creation ---------- */
+
+MrMatcher *
+mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
+{
+	MrMatcher  *m = mr_new(MrMatcher);
+	int			n = prog->ninsts;
+
+	m->prog = prog;
+	m->opts = *opts;
+	m->cstamp = mr_new_array(uint32_t, n);
+	m->pstamp = mr_new_array(uint32_t, n);
+	m->pstart = mr_new_array(int64_t, n);
+	/* each pc is pushed at most once per closure, plus one pending y each */
+	m->stack = mr_new_array(int32_t, 2 * n + 2);
+	m->cap = 0;
+	ensure_cap(m, 16);
+	m->cgen = 1;
+	m->pgen = 1;
+	mr_matcher_reset(m, 0);
+	return m;
+}
+
+void
+mr_matcher_destroy(MrMatcher *m)
+{
+	/* the host frees everything with its memory context; standalone frees */
+	mr_free(m->cstamp);
+	mr_free(m->pstamp);
+	mr_free(m->pstart);
+	mr_free(m->stack);
+	mr_free(m->clist);
+	mr_free(m->nlist);
+	mr_free(m->out_vars);
+	mr_free(m->out_excl);
+	mr_free(m);
+}
+
+static void
+set_best(MrMatcher *m, int64_t start, int64_t end, MrHist *hist)
+{
+	hist_release(m, m->best_hist);
+	m->best_hist = hist_ref(hist);
+	m->best_start = start;
+	m->best_end = end;
+	m->has_best = true;
+}
+
+void
+mr_matcher_reset(MrMatcher *m, int64_t pos)
+{
+	release_threads(m, m->clist, 0, m->nc);
+	release_threads(m, m->nlist, 0, m->nn);
+	m->nc = m->nn = 0;
+	hist_release(m, m->best_hist);
+	m->best_hist = NULL;
+	m->has_best = false;
+	m->cur = pos;
+	m->finished = false;
+	m->pgen++;
+	if (m->pgen == 0)
+	{
+		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		m->pgen = 1;
+	}
+}
+
+/*
+ * Follow epsilon edges from pc for one thread, in preference order, appending
+ * the threads that wait for a row (VAR, or END before the partition is known
+ * to have ended) to nlist.  Returns true when ACCEPT was reached: the caller
+ * must then drop every lower-priority thread.
+ */
+static bool
+closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
+		int64_t pos)
+{
+	const MrInst *insts = m->prog->insts;
+	MrDedup		dedup = m->opts.dedup;
+
+	m->cgen++;
+	if (m->cgen == 0)
+	{
+		memset(m->cstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		m->cgen = 1;
+	}
+	m->stacktop = 0;
+	m->stack[m->stacktop++] = pc0;
+	while (m->stacktop > 0)
+	{
+		int32_t		pc = m->stack[--m->stacktop];
+		const MrInst *in = &insts[pc];
+
+		m->stats.steps++;
+		if (m->cstamp[pc] == m->cgen)
+			continue;
+		m->cstamp[pc] = m->cgen;
+		if (dedup == MR_DEDUP_STATE)
+		{
+			if (m->pstamp[pc] == m->pgen)
+			{
+				m->stats.merged++;
+				continue;
+			}
+			m->pstamp[pc] = m->pgen;
+		}
+		else if (dedup == MR_DEDUP_STATE_START)
+		{
+			if (m->pstamp[pc] == m->pgen && m->pstart[pc] == start)
+			{
+				m->stats.merged++;
+				continue;
+			}
+			m->pstamp[pc] = m->pgen;
+			m->pstart[pc] = start;
+		}
+
+		switch ((MrOpcode) in->op)
+		{
+			case MR_OP_JUMP:
+				m->stack[m->stacktop++] = in->x;
+				break;
+			case MR_OP_SPLIT:
+				m->stack[m->stacktop++] = in->y;
+				m->stack[m->stacktop++] = in->x;
+				break;
+			case MR_OP_BEGIN:
+				if (pos == 0)
+					m->stack[m->stacktop++] = pc + 1;
+				break;
+			case MR_OP_END:
+				if (m->finished)
+					m->stack[m->stacktop++] = pc + 1;
+				else
+					nlist_append(m, pc, start, hist, len);
+				break;
+			case MR_OP_VAR:
+				if (!m->finished)
+					nlist_append(m, pc, start, hist, len);
+				break;
+			case MR_OP_ACCEPT:
+				set_best(m, start, start + len, hist);
+				m->stacktop = 0;
+				return true;
+		}
+	}
+	return false;
+}
+
+static MrMatchStatus
+check_limits(MrMatcher *m)
+{
+	if (m->opts.max_threads > 0 && m->nc > m->opts.max_threads)
+		return MR_MATCH_TOO_MANY_THREADS;
+	return MR_MATCH_OK;
+}
+
+MrMatchStatus
+mr_matcher_feed(MrMatcher *m, int64_t pos)
+{
+	const MrInst *insts = m->prog->insts;
+	int64_t		i;
+
+	if (pos != m->cur || m->finished)
+		return MR_MATCH_OK;		/* caller bug; nothing sensible to do */
+
+	/*
+	 * A new start at this row, with the lowest priority.  Its closure belongs
+	 * to the same position as the threads already waiting for this row, so
+	 * it shares their per-position marks and nlist (appended after them).
+	 */
+	if (!m->has_best)
+	{
+		Thread	   *t;
+
+		m->nn = 0;
+		closure(m, 0, pos, NULL, 0, pos);
+		/* append the new threads to clist */
+		ensure_cap(m, m->nc + m->nn);
+		for (i = 0; i < m->nn; i++)
+			m->clist[m->nc + i] = m->nlist[i];
+		m->nc += m->nn;
+		m->nn = 0;
+		(void) t;
+	}
+
+	/* consume row pos */
+	m->pgen++;
+	if (m->pgen == 0)
+	{
+		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		m->pgen = 1;
+	}
+	m->nn = 0;
+	for (i = 0; i < m->nc; i++)
+	{
+		Thread	   *t = &m->clist[i];
+		const MrInst *in = &insts[t->pc];
+
+		MR_CHECK_INTERRUPTS();
+		if (in->op == MR_OP_VAR)
+		{
+			MrPath		path;
+
+			path.start = t->start;
+			path.len = t->len;
+			path.last = t->hist;
+			m->stats.define_calls++;
+			if (m->opts.define(m->opts.define_arg, in->var, pos, &path))
+			{
+				MrHist	   *h = hist_push(m, t->hist, pos, in->var, in->excluded);
+				bool		accepted;
+
+				accepted = closure(m, t->pc + 1, t->start, h, t->len + 1, pos + 1);
+				hist_release(m, h);
+				if (accepted)
+				{
+					release_threads(m, m->clist, i, m->nc);
+					m->nc = 0;
+					break;
+				}
+			}
+		}
+		/* END threads die: a row exists */
+		hist_release(m, t->hist);
+	}
+	m->nc = 0;
+	swap_lists(m);
+	m->cur = pos + 1;
+	return check_limits(m);
+}
+
+MrMatchStatus
+mr_matcher_finish(MrMatcher *m)
+{
+	int64_t		i;
+
+	if (m->finished)
+		return MR_MATCH_OK;
+	m->finished = true;
+	m->pgen++;
+	if (m->pgen == 0)
+	{
+		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		m->pgen = 1;
+	}
+	m->nn = 0;
+	for (i = 0; i < m->nc; i++)
+	{
+		Thread	   *t = &m->clist[i];
+
+		MR_CHECK_INTERRUPTS();
+		if (m->prog->insts[t->pc].op == MR_OP_END)
+		{
+			if (closure(m, t->pc + 1, t->start, t->hist, t->len, m->cur))
+			{
+				release_threads(m, m->clist, i, m->nc);
+				m->nc = 0;
+				break;
+			}
+		}
+		hist_release(m, t->hist);
+	}
+	m->nc = 0;
+	/* nothing can wait for a row after the end */
+	release_threads(m, m->nlist, 0, m->nn);
+	m->nn = 0;
+	return MR_MATCH_OK;
+}
+
+int64_t
+mr_matcher_next_row(const MrMatcher *m)
+{
+	return m->cur;
+}
+
+bool
+mr_matcher_done(const MrMatcher *m)
+{
+	return m->nc == 0 && (m->has_best || m->finished);
+}
+
+bool
+mr_matcher_decided_match(MrMatcher *m, MrMatch *out)
+{
+	int64_t		n,
+				i;
+	const MrHist *h;
+
+	if (m->nc != 0 || !m->has_best)
+		return false;
+	n = m->best_end - m->best_start;
+	if (n > m->out_cap)
+	{
+		int64_t		ncap = n > 2 * m->out_cap ? n : 2 * m->out_cap;
+
+		m->out_vars = mr_realloc(m->out_vars, sizeof(int32_t) * (size_t) ncap);
+		m->out_excl = mr_realloc(m->out_excl, sizeof(bool) * (size_t) ncap);
+		m->out_cap = ncap;
+	}
+	for (i = n - 1, h = m->best_hist; i >= 0 && h; i--, h = h->prev)
+	{
+		m->out_vars[i] = h->var;
+		m->out_excl[i] = h->excluded;
+	}
+	out->start = m->best_start;
+	out->end = m->best_end;
+	out->vars = m->out_vars;
+	out->excluded = m->out_excl;
+	return true;
+}
+
+int64_t
+mr_matcher_earliest_live(const MrMatcher *m)
+{
+	if (m->nc > 0)
+		return m->clist[0].start;
+	if (m->has_best)
+		return m->best_start;
+	return m->cur;
+}
+
+int64_t
+mr_matcher_live_threads(const MrMatcher *m)
+{
+	return m->nc;
+}
+
+int64_t
+mr_matcher_expire_before(MrMatcher *m, int64_t pos)
+{
+	int64_t		i,
+				kept = 0,
+				dropped = 0;
+
+	for (i = 0; i < m->nc; i++)
+	{
+		if (m->clist[i].start < pos)
+		{
+			hist_release(m, m->clist[i].hist);
+			dropped++;
+		}
+		else
+			m->clist[kept++] = m->clist[i];
+	}
+	m->nc = kept;
+	return dropped;
+}
+
+const MrMatcherStats *
+mr_matcher_stats(const MrMatcher *m)
+{
+	return &m->stats;
+}

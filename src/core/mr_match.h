@@ -1,0 +1,154 @@
+/*-------------------------------------------------------------------------
+ * mr_match.h
+ *	  The row pattern matcher: runs a compiled program (mr_program.h) over
+ *	  the rows of one partition, fed one row at a time.
+ *
+ * Rows are identified by their 0-based position in the partition.  The
+ * caller owns the rows and the DEFINE conditions; the matcher asks
+ * "does row r satisfy DEFINE v, given this thread's labels so far?" through
+ * a callback, so conditions that read the running label assignment
+ * (B.price > A.price, FIRST/LAST, running aggregates) see each candidate
+ * path exactly as SQL:2016 specifies.
+ *
+ * The design is a priority-ordered simulation of all candidate paths at once
+ * (a Pike VM whose thread list is kept in the standard's preference order):
+ *
+ *  - every start position gets a thread, with lower priority than every
+ *    thread of an earlier start, so the first accepting thread in list order
+ *    is the leftmost, most preferred match;
+ *  - when a thread accepts, all lower-priority threads are dropped and no new
+ *    starts are added; higher-priority threads keep running and replace the
+ *    match if they accept later (greedy quantifiers);
+ *  - the match is *decided* when no higher-priority thread is left.  That is
+ *    the finality gate streaming needs: a decided match can never be changed
+ *    by future rows.
+ *
+ * Threads that reach the same program state at the same row are merged,
+ * keeping the preferred one, when their futures are provably identical:
+ * MR_DEDUP_STATE when DEFINE reads only the current row and physical
+ * PREV/NEXT (then matching is linear in rows x states), MR_DEDUP_STATE_START
+ * when the future also depends on the match start (WITHIN, FIRST of the
+ * universal set), and only exact duplicates under MR_DEDUP_NONE (path-
+ * dependent conditions), where max_threads bounds the work and memory and
+ * exceeding it is reported instead of hanging.
+ *
+ * A program state is never revisited within one row step, which both makes
+ * the epsilon closure finite and implements the rule that a loop iteration
+ * matching no row is not repeated.
+ *
+ * The caller feeds rows with mr_matcher_feed(), ends a partition with
+ * mr_matcher_finish(), and, after a decided match, restarts the search at the
+ * AFTER MATCH SKIP position with mr_matcher_reset() and re-feeds from there.
+ * All allocation happens in the host's current memory context at the time
+ * of the call (the server keeps the matcher's context current while calling).
+ *-------------------------------------------------------------------------
+ */
+#ifndef MR_MATCH_H
+#define MR_MATCH_H
+
+#include "mr_program.h"
+
+/* one step of a thread's history: the label given to one row */
+typedef struct MrHist
+{
+	struct MrHist *prev;		/* the previous row of the path, or NULL */
+	int64_t		row;
+	int32_t		var;
+	bool		excluded;
+	int32_t		refs;
+} MrHist;
+
+/* a thread's path so far: rows start .. start+len-1, newest label in last */
+typedef struct MrPath
+{
+	int64_t		start;
+	int64_t		len;
+	const MrHist *last;
+} MrPath;
+
+typedef bool (*MrDefineFn) (void *arg, int var, int64_t row, const MrPath *path);
+
+typedef enum MrDedup
+{
+	MR_DEDUP_STATE = 0,
+	MR_DEDUP_STATE_START,
+	MR_DEDUP_NONE
+} MrDedup;
+
+typedef struct MrMatcherOptions
+{
+	MrDedup		dedup;
+	int64_t		max_threads;	/* <= 0: unlimited */
+	MrDefineFn	define;
+	void	   *define_arg;
+} MrMatcherOptions;
+
+typedef enum MrMatchStatus
+{
+	MR_MATCH_OK = 0,
+	MR_MATCH_TOO_MANY_THREADS
+} MrMatchStatus;
+
+/* a decided match: rows start .. end-1; labels[i] is the variable of row start+i */
+typedef struct MrMatch
+{
+	int64_t		start;
+	int64_t		end;
+	int32_t    *vars;
+	bool	   *excluded;
+	int64_t		number;			/* not set by the matcher; for the caller */
+} MrMatch;
+
+typedef struct MrMatcherStats
+{
+	uint64_t	steps;			/* state visits */
+	uint64_t	define_calls;
+	uint64_t	merged;			/* threads dropped as duplicates */
+	int64_t		peak_threads;
+} MrMatcherStats;
+
+typedef struct MrMatcher MrMatcher;
+
+extern MrMatcher *mr_matcher_create(const MrProgram *prog,
+									const MrMatcherOptions *opts);
+extern void mr_matcher_destroy(MrMatcher *m);
+
+/* forget all threads and start searching at row `pos` */
+extern void mr_matcher_reset(MrMatcher *m, int64_t pos);
+
+/* process row `pos`, which must equal mr_matcher_next_row() */
+extern MrMatchStatus mr_matcher_feed(MrMatcher *m, int64_t pos);
+
+/* the partition has no row at mr_matcher_next_row(): settle every thread */
+extern MrMatchStatus mr_matcher_finish(MrMatcher *m);
+
+/* the next row the matcher expects */
+extern int64_t mr_matcher_next_row(const MrMatcher *m);
+
+/* true when a match is decided; *out is filled (arrays valid until reset) */
+extern bool mr_matcher_decided_match(MrMatcher *m, MrMatch *out);
+
+/* true when the search is over: a decided match, or nothing alive after finish */
+extern bool mr_matcher_done(const MrMatcher *m);
+
+/*
+ * The smallest row that a live thread or the pending match still starts at;
+ * rows before it belong to no future match (they are "unmatched" if no
+ * earlier match covered them).  Equals next_row when nothing is alive.
+ */
+extern int64_t mr_matcher_earliest_live(const MrMatcher *m);
+
+/* threads currently alive */
+extern int64_t mr_matcher_live_threads(const MrMatcher *m);
+
+/*
+ * Drop every live thread that started before `pos` (used when a WITHIN
+ * deadline has passed: those threads can never accept again).  A pending
+ * match is kept; it becomes decided once no preferred thread is left.
+ * Returns the number of threads dropped.
+ */
+extern int64_t mr_matcher_expire_before(MrMatcher *m, int64_t pos);
+
+extern const MrMatcherStats *mr_matcher_stats(const MrMatcher *m);
+
+#endif							/* MR_MATCH_H */
