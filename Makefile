@@ -1,0 +1,146 @@
+# Makefile for match_recognize (PGXS)
+#
+#   make / make install / make installcheck   the usual PGXS targets
+#   make installcheck-stream    sql_tests/ against a preloaded wal_level=logical server
+#   make tapcheck               t/*.pl TAP tests (as a non-root user)
+#   make unitcheck              C unit tests of src/core, standalone, with ASan/UBSan
+#   make fuzz / fuzzcheck       libFuzzer targets of src/core (FUZZ_SECONDS each)
+#   make conformance            test/conformance runner against the PG* server
+#
+# WERROR=1 turns compiler warnings into errors (CI sets it).
+
+PG_CONFIG ?= pg_config
+
+MODULE_big = match_recognize
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/core/*.c)))
+PGFILEDESC = "match_recognize - SQL:2016 row pattern recognition"
+
+EXTENSION = match_recognize
+DATA = $(wildcard match_recognize--*.sql)
+
+# plain pg_regress suite: sql/*.sql with expected/*.out
+# (simply expanded, so that PGXS's ifdef REGRESS is false while sql/ is empty)
+REGRESS := $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+
+PG_CPPFLAGS = -DMR_IN_SERVER -I$(srcdir)/src -I$(srcdir)/src/core
+ifeq ($(WERROR),1)
+PG_CFLAGS += -Werror
+endif
+
+# pg_regress only cleans up after itself when REGRESS is non-empty
+EXTRA_CLEAN = test/unit/build test/fuzz/build results/ regression.diffs \
+	regression.out sql_tests/results/ sql_tests/regression.diffs \
+	sql_tests/regression.out tmp_check/ log/
+
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# ---------------------------------------------------------------------------
+# Streaming suite: sql_tests/sql/*.sql with sql_tests/expected/*.out, run in
+# its own database against a server started with
+# shared_preload_libraries=match_recognize and wal_level=logical (see
+# tools/test_all.sh).
+STREAM_REGRESS = $(sort $(basename $(notdir $(wildcard sql_tests/sql/*.sql))))
+STREAM_TESTDB = contrib_regression_stream
+
+.PHONY: installcheck-stream
+installcheck-stream:
+	@if [ -n "$(wildcard sql_tests/*.sql)" ]; then \
+		echo "installcheck-stream: move sql_tests/*.sql into sql_tests/sql/ (pg_regress layout)" >&2; \
+		exit 1; \
+	fi
+ifneq ($(STREAM_REGRESS),)
+	$(pg_regress_installcheck) --inputdir=$(srcdir)/sql_tests \
+		--outputdir=sql_tests --dbname=$(STREAM_TESTDB) $(STREAM_REGRESS)
+else
+	@echo "installcheck-stream: no sql_tests/sql/*.sql"
+endif
+
+# ---------------------------------------------------------------------------
+# TAP tests (t/*.pl) with PostgreSQL::Test::Cluster from the installed PGXS.
+# initdb refuses to run as root, so this target must run as an ordinary user;
+# tools/test_all.sh runs it as user mrtest on a copy of the tree.
+.PHONY: tapcheck
+tapcheck:
+	@if [ "$$(id -u)" = 0 ]; then \
+		echo "tapcheck: TAP tests cannot run as root (initdb refuses); run as an ordinary user" >&2; \
+		exit 1; \
+	fi
+ifneq ($(wildcard t/*.pl),)
+	$(prove_installcheck)
+else
+	@echo "tapcheck: no t/*.pl"
+endif
+
+# ---------------------------------------------------------------------------
+# Unit tests: src/core/ is plain C99 (see src/core/mr_port.h), so each
+# test/unit/test_*.c links against it without PostgreSQL, built without
+# MR_IN_SERVER and run under AddressSanitizer and UBSan.
+CORE_SRCS = $(sort $(wildcard src/core/*.c))
+CORE_HDRS = $(wildcard src/core/*.h)
+
+UNIT_SRCS = $(sort $(wildcard test/unit/test_*.c))
+UNIT_BINS = $(patsubst test/unit/%.c,test/unit/build/%,$(UNIT_SRCS))
+UNIT_CFLAGS = -std=c99 -Wall -Wextra -Werror -g -fsanitize=address,undefined \
+	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
+
+test/unit/build/%: test/unit/%.c $(CORE_SRCS) $(CORE_HDRS) $(wildcard test/unit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -Isrc/core -Itest/unit $(CORE_SRCS) $< -o $@
+
+.PHONY: unitcheck
+unitcheck: $(UNIT_BINS)
+ifeq ($(UNIT_BINS),)
+	@echo "unitcheck: no test/unit/test_*.c yet"
+else
+	@failed=""; \
+	for t in $(UNIT_BINS); do \
+		echo "== $$t"; \
+		./$$t || failed="$$failed $$t"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "unitcheck: FAILED:$$failed"; exit 1; fi; \
+	echo "unitcheck: all $(words $(UNIT_BINS)) test programs passed"
+endif
+
+# ---------------------------------------------------------------------------
+# Fuzzing: each test/fuzz/fuzz_*.c defines LLVMFuzzerTestOneInput over the
+# pure code.  fuzzcheck runs each for FUZZ_SECONDS with a corpus kept in
+# test/fuzz/build/corpus-<name>/, seeded from test/fuzz/corpus/<name>/ when
+# that exists; crash files land in test/fuzz/build/.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 20
+FUZZ_SRCS = $(sort $(wildcard test/fuzz/fuzz_*.c))
+FUZZ_BINS = $(patsubst test/fuzz/%.c,test/fuzz/build/%,$(FUZZ_SRCS))
+
+test/fuzz/build/%: test/fuzz/%.c $(CORE_SRCS) $(CORE_HDRS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address -Isrc/core $(CORE_SRCS) $< -o $@
+
+.PHONY: fuzz fuzzcheck
+fuzz: $(FUZZ_BINS)
+ifeq ($(FUZZ_BINS),)
+	@echo "fuzz: no test/fuzz/fuzz_*.c yet"
+endif
+
+fuzzcheck: fuzz
+ifneq ($(FUZZ_BINS),)
+	@failed=""; \
+	for f in $(FUZZ_BINS); do \
+		name=$$(basename $$f); \
+		corpus=test/fuzz/build/corpus-$$name; \
+		mkdir -p $$corpus; \
+		seeds=""; [ -d test/fuzz/corpus/$$name ] && seeds=test/fuzz/corpus/$$name; \
+		echo "== $$f ($(FUZZ_SECONDS)s)"; \
+		./$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=test/fuzz/build/ $$corpus $$seeds || failed="$$failed $$name"; \
+	done; \
+	if [ -n "$$failed" ]; then echo "fuzzcheck: FAILED:$$failed"; exit 1; fi; \
+	echo "fuzzcheck: all $(words $(FUZZ_BINS)) fuzz targets ran clean"
+endif
+
+# ---------------------------------------------------------------------------
+# Conformance cases (../shared/conformance/cases.jsonl by default) against the
+# server the PG* environment variables point to.
+.PHONY: conformance
+conformance:
+	python3 test/conformance/run_conformance.py $(CONFORMANCE_OPTS)

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# tools/test_all.sh -- install what is needed, build, run every test suite.
+#
+# Run as root on Debian 12 (or as a user with sudo).  Idempotent: it installs
+# PostgreSQL 15 and the build tools only when missing, rebuilds from clean
+# with warnings as errors, installs the extension, then runs
+#
+#   unit         make unitcheck (src/core standalone, ASan/UBSan)
+#   fuzz         make fuzzcheck, FUZZ_SECONDS (default 15) per target
+#   regress      make installcheck (sql/ + expected/)
+#   stream       make installcheck-stream (sql_tests/), when it has tests
+#   conformance  test/conformance/run_conformance.py on ../shared/conformance
+#   bench        bench/smoke.sh, when it exists
+#   tap          make tapcheck (t/*.pl) as the non-root user mrtest
+#
+# regress, stream, conformance and bench share one throwaway cluster
+# (pg_virtualenv) with the library preloaded and wal_level=logical.  A
+# failing suite does not stop the others; the last line is the summary
+# "N passed, N failed[, N skipped]" over the suites, and the exit status is
+# non-zero when any suite failed.
+set -euo pipefail
+
+# shellcheck source=tools/common.sh
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$MR_ROOT"
+
+# one line per suite: "<name> <passed|failed|skipped> [note]"
+record()
+{
+	local name=$1 status=$2 note=${3:-}
+	echo "$name $status $note" >>"$MR_RESULTS"
+	printf -- '--- %s: %s%s\n' "$name" "$status" "${note:+ ($note)}"
+}
+
+have_files()
+{
+	compgen -G "$1" >/dev/null
+}
+
+# ---------------------------------------------------------------------------
+# The part that runs inside pg_virtualenv (PG* variables point at the cluster)
+in_cluster()
+{
+	local failed=0
+
+	mr_log "regress: make installcheck"
+	if ! have_files 'sql/*.sql'; then
+		record regress skipped "no sql/*.sql"
+	elif make installcheck PG_CONFIG="$MR_PG_CONFIG"; then
+		record regress passed
+	else
+		[ -f regression.diffs ] && cat regression.diffs
+		record regress failed
+		failed=1
+	fi
+
+	mr_log "stream: make installcheck-stream"
+	if ! have_files 'sql_tests/sql/*.sql' && ! have_files 'sql_tests/*.sql'; then
+		record stream skipped "no sql_tests/sql/*.sql"
+	elif make installcheck-stream PG_CONFIG="$MR_PG_CONFIG"; then
+		record stream passed
+	else
+		[ -f sql_tests/regression.diffs ] && cat sql_tests/regression.diffs
+		record stream failed
+		failed=1
+	fi
+
+	mr_log "conformance"
+	local cases="$MR_ROOT/../shared/conformance/cases.jsonl"
+	if [ ! -f "$cases" ]; then
+		echo "conformance: skipped, $cases not found"
+		record conformance skipped "no ../shared/conformance/cases.jsonl"
+	elif python3 test/conformance/run_conformance.py --cases "$cases"; then
+		record conformance passed
+	else
+		record conformance failed
+		failed=1
+	fi
+
+	mr_log "bench: bench/smoke.sh"
+	if [ ! -f bench/smoke.sh ]; then
+		record bench skipped "no bench/smoke.sh"
+	elif bash bench/smoke.sh; then
+		record bench passed
+	else
+		record bench failed
+		failed=1
+	fi
+
+	return $failed
+}
+
+if [ "${1:-}" = --in-cluster ]; then
+	: "${MR_RESULTS:?--in-cluster is internal to tools/test_all.sh}"
+	in_cluster
+	exit $?
+fi
+
+# ---------------------------------------------------------------------------
+run_tap()
+{
+	mr_log "tap: make tapcheck"
+	if ! have_files 't/*.pl'; then
+		record tap skipped "no t/*.pl"
+		return 0
+	fi
+
+	local rc=0 dir=$MR_ROOT
+	if [ "$(id -u)" = 0 ]; then
+		# initdb refuses root: run on a copy owned by an ordinary user
+		id -u mrtest >/dev/null 2>&1 || useradd --create-home --shell /bin/bash mrtest
+		dir=$(mktemp -d /tmp/mr-tap.XXXXXX)
+		tar -C "$MR_ROOT" --exclude=.git -cf - . | tar -C "$dir" -xf -
+		chown -R mrtest: "$dir"
+		runuser -u mrtest -- env PATH="$MR_PG_BINDIR:$PATH" \
+			make -C "$dir" tapcheck PG_CONFIG="$MR_PG_CONFIG" || rc=$?
+	else
+		env PATH="$MR_PG_BINDIR:$PATH" make tapcheck PG_CONFIG="$MR_PG_CONFIG" || rc=$?
+	fi
+
+	if [ $rc = 0 ]; then
+		record tap passed
+		[ "$dir" != "$MR_ROOT" ] && rm -rf "$dir"
+	else
+		local log
+		for log in "$dir"/tmp_check/log/regress_log_*; do
+			[ -f "$log" ] || continue
+			echo "*** $log (last 80 lines) ***"
+			tail -n 80 "$log"
+		done
+		record tap failed "logs in $dir/tmp_check/log"
+	fi
+}
+
+summary()
+{
+	local passed=0 failed=0 skipped=0 name status note
+	mr_log "summary"
+	while read -r name status note; do
+		printf '  %-12s %s%s\n' "$name" "$status" "${note:+ ($note)}"
+		case $status in
+			passed) passed=$((passed + 1)) ;;
+			failed) failed=$((failed + 1)) ;;
+			*) skipped=$((skipped + 1)) ;;
+		esac
+	done <"$MR_RESULTS"
+	rm -f "$MR_RESULTS"
+	if [ $skipped -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ $failed = 0 ]
+}
+
+MR_RESULTS=$(mktemp /tmp/mr-results.XXXXXX)
+export MR_RESULTS
+
+if ! mr_install_deps; then
+	record deps failed "could not install the packages"
+	summary
+	exit 1
+fi
+
+built=no
+if mr_build_install 1; then
+	record build passed
+	built=yes
+else
+	record build failed
+fi
+
+mr_log "unit: make unitcheck"
+if ! have_files 'test/unit/test_*.c'; then
+	record unit skipped "no test/unit/test_*.c"
+elif make unitcheck PG_CONFIG="$MR_PG_CONFIG"; then
+	record unit passed
+else
+	record unit failed
+fi
+
+mr_log "fuzz: make fuzzcheck FUZZ_SECONDS=${FUZZ_SECONDS:-15}"
+if ! have_files 'test/fuzz/fuzz_*.c'; then
+	record fuzz skipped "no test/fuzz/fuzz_*.c"
+elif make fuzzcheck PG_CONFIG="$MR_PG_CONFIG" FUZZ_SECONDS="${FUZZ_SECONDS:-15}"; then
+	record fuzz passed
+else
+	record fuzz failed
+fi
+
+if [ $built = yes ]; then
+	mr_log "throwaway cluster: pg_virtualenv ${MR_VIRTUALENV_OPTS[*]}"
+	before=$(wc -l <"$MR_RESULTS")
+	rc=0
+	mr_virtualenv bash "$MR_ROOT/tools/test_all.sh" --in-cluster || rc=$?
+	if [ "$(wc -l <"$MR_RESULTS")" = "$before" ]; then
+		record cluster failed "pg_virtualenv exited $rc before running the suites"
+	fi
+	run_tap
+else
+	for s in regress stream conformance bench tap; do
+		record $s skipped "build failed"
+	done
+fi
+
+summary
