@@ -1,0 +1,13 @@
+/*-------------------------------------------------------------------------
+ * match_recognize.h
+ *	  Module-wide settings of the match_recognize extension.
+ *-------------------------------------------------------------------------
+ */
+#ifndef MATCH_RECOGNIZE_H
+#define MATCH_RECOGNIZE_H
+
+/* GUCs (match_recognize.c) */
+extern int	mr_max_pattern_states;
+extern int	mr_max_threads;
+
+#endif							/* MATCH_RECOGNIZE_H */

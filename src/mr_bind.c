@@ -1,0 +1,1495 @@
+/*-------------------------------------------------------------------------
+ * mr_bind.c
+ *	  Compile a MATCH_RECOGNIZE FROM item: parse the clause (pure parser),
+ *	  compile the pattern, resolve the input's columns and lower DEFINE,
+ *	  MEASURES and WITHIN into slots plus ordinary PostgreSQL expressions.
+ *
+ * See mr_bind.h for what a slot is.  The lowering works on PostgreSQL's raw
+ * parse tree of each expression span: we parse "SELECT <span>" with
+ * raw_parser(), replace the pattern-specific nodes by ParamRefs, and hand
+ * the tree to parse analysis with the parameter types fixed.  So operators,
+ * functions, casts and type checking are PostgreSQL's, and an error in an
+ * expression points at the user's text (mr_errpos.c).
+ *
+ * RUNNING and FINAL are not PostgreSQL syntax: before raw parsing, each such
+ * keyword in front of a function call is blanked out of the fragment and
+ * remembered by the position of the function name that follows it.
+ *
+ * Classification kept here for the matcher (MrQuery.dedup): a DEFINE is
+ * path-independent when every slot it reads is determined by the candidate
+ * row alone -- the universal or the defined variable's LAST with offset 0,
+ * physical PREV/NEXT from there, CLASSIFIER() of the candidate and
+ * MATCH_NUMBER().  FIRST of the universal set (and WITHIN) depend on the
+ * match start only; anything else (other variables' rows, aggregates,
+ * classifiers of other rows) reads the running label assignment.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/analyze.h"
+#include "parser/parser.h"
+#include "parser/parse_coerce.h"
+#include "parser/parse_type.h"
+#include "parser/scansup.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/formatting.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
+
+#include "match_recognize.h"
+#include "mr_bind.h"
+#include "mr_lexer.h"
+
+#define WINDOWING_ERROR ERRCODE_WINDOWING_ERROR
+
+/* RUNNING / FINAL markers found in one expression span */
+typedef struct SemMarker
+{
+	int			funcpos;		/* fragment byte offset of the function name */
+	bool		final;
+	bool		used;
+} SemMarker;
+
+typedef struct LowerCtx
+{
+	MrQuery    *q;
+	const char *frag;			/* "SELECT " + span (with markers blanked) */
+	int			prefix;			/* bytes before the span in frag */
+	int			span_start;		/* byte offset of the span in q->text */
+	MrErrPosContext *errctx;
+
+	bool		in_define;
+	int			define_var;
+	bool		in_measure;
+
+	SemMarker  *markers;
+	int			nmarkers;
+
+	/* slots used by this expression, in $k order */
+	List	   *slot_ids;
+
+	/* row mode: inside a navigation or aggregate argument */
+	bool		in_row;
+	bool		row_set_known;
+	MrVarSet	row_set;
+	int			row_set_pos;
+	bool		row_uses_classifier;
+	bool		row_has_column;
+} LowerCtx;
+
+static Node *lower_node(LowerCtx *cx, Node *node);
+
+/* ---------- positions and errors ---------- */
+
+static int
+frag_to_text(LowerCtx *cx, int fragoff)
+{
+	if (fragoff < cx->prefix)
+		return cx->span_start;
+	return cx->span_start + (fragoff - cx->prefix);
+}
+
+#define cx_position(cx, loc) \
+	mr_report_position((cx)->q->text, frag_to_text((cx), (loc)), &(cx)->q->origin)
+
+/* ---------- variable sets ---------- */
+
+static MrVarSet
+varset_universal(void)
+{
+	MrVarSet	s;
+
+	memset(&s, 0, sizeof(s));
+	s.universal = true;
+	s.subset = -1;
+	s.single_var = -1;
+	return s;
+}
+
+static MrVarSet
+varset_for_var(MrQuery *q, int var)
+{
+	MrVarSet	s;
+
+	memset(&s, 0, sizeof(s));
+	s.member = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
+	s.member[var] = true;
+	s.subset = -1;
+	s.single_var = var;
+	return s;
+}
+
+static MrVarSet
+varset_for_subset(MrQuery *q, int subset)
+{
+	MrVarSet	s;
+	MrSubset   *sub = &q->clause->subsets[subset];
+	int			i;
+
+	memset(&s, 0, sizeof(s));
+	s.member = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
+	for (i = 0; i < sub->nmembers; i++)
+		s.member[sub->members[i]] = true;
+	s.subset = subset;
+	s.single_var = (sub->nmembers == 1) ? sub->members[0] : -1;
+	return s;
+}
+
+static bool
+varset_equal(const MrVarSet *a, const MrVarSet *b, int nvars)
+{
+	if (a->universal || b->universal)
+		return a->universal == b->universal;
+	return memcmp(a->member, b->member, sizeof(bool) * nvars) == 0;
+}
+
+/*
+ * Read the identifier token at a fragment offset and normalise it the way
+ * pattern variables are (upper case unless quoted).  The raw parser has
+ * already folded it, losing the quoting, so we lex it again.
+ */
+static char *
+ident_norm_at(LowerCtx *cx, int fragoff)
+{
+	MrLexer		lx;
+	MrToken		tok;
+	MrError		err;
+	char	   *s;
+
+	memset(&err, 0, sizeof(err));
+	mr_lexer_init(&lx, cx->frag, strlen(cx->frag), &err);
+	lx.pos = fragoff;
+	if (!mr_lex_next(&lx, &tok))
+		return NULL;
+	if (tok.kind == MR_TOK_QIDENT)
+		return pstrdup(tok.ident);
+	if (tok.kind != MR_TOK_IDENT)
+		return NULL;
+	s = pstrdup(tok.ident);
+	for (char *p = s; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = *p - 'a' + 'A';
+	return s;
+}
+
+/* resolve a qualifier at fragoff to a variable set; error if unknown */
+static MrVarSet
+resolve_qualifier(LowerCtx *cx, int fragoff)
+{
+	char	   *norm = ident_norm_at(cx, fragoff);
+	int			idx;
+
+	if (norm)
+	{
+		idx = mr_clause_find_var(cx->q->clause, norm);
+		if (idx >= 0)
+			return varset_for_var(cx->q, idx);
+		idx = mr_clause_find_subset(cx->q->clause, norm);
+		if (idx >= 0)
+			return varset_for_subset(cx->q, idx);
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_OBJECT),
+			 errmsg("\"%s\" is not a pattern variable or subset", norm ? norm : "?"),
+			 errhint("Columns in DEFINE and MEASURES are qualified by pattern variables, not by table names."),
+			 cx_position(cx, fragoff)));
+	pg_unreachable();
+}
+
+static int
+input_column(MrQuery *q, const char *name)
+{
+	int			i;
+
+	for (i = 0; i < q->natts; i++)
+		if (strcmp(NameStr(TupleDescAttr(q->input_desc, i)->attname), name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---------- slots ---------- */
+
+static int
+new_slot(MrQuery *q)
+{
+	if (q->nslots % 16 == 0)
+		q->slots = q->slots ? repalloc(q->slots, sizeof(MrSlot) * (q->nslots + 16))
+			: palloc(sizeof(MrSlot) * 16);
+	memset(&q->slots[q->nslots], 0, sizeof(MrSlot));
+	q->slots[q->nslots].row.column = -1;
+	return q->nslots++;
+}
+
+static Node *
+slot_param(LowerCtx *cx, int slot, int location)
+{
+	ParamRef   *p = makeNode(ParamRef);
+
+	cx->slot_ids = lappend_int(cx->slot_ids, slot);
+	p->number = list_length(cx->slot_ids);
+	p->location = location;
+	return (Node *) p;
+}
+
+static Node *
+row_param(int number, int location)
+{
+	ParamRef   *p = makeNode(ParamRef);
+
+	p->number = number;
+	p->location = location;
+	return (Node *) p;
+}
+
+static SemMarker *
+marker_for(LowerCtx *cx, int location)
+{
+	int			i;
+
+	for (i = 0; i < cx->nmarkers; i++)
+		if (cx->markers[i].funcpos == location)
+			return &cx->markers[i];
+	return NULL;
+}
+
+/* ---------- row mode ---------- */
+
+static void
+row_set_note(LowerCtx *cx, MrVarSet set, int location)
+{
+	if (!cx->row_set_known)
+	{
+		cx->row_set = set;
+		cx->row_set_known = true;
+		cx->row_set_pos = location;
+		return;
+	}
+	if (!varset_equal(&cx->row_set, &set, cx->q->clause->nvars))
+		ereport(ERROR,
+				(errcode(WINDOWING_ERROR),
+				 errmsg("all column references in a navigation function or aggregate must refer to the same pattern variable"),
+				 cx_position(cx, location)));
+}
+
+static Node *
+lower_columnref(LowerCtx *cx, ColumnRef *cref)
+{
+	int			nf = list_length(cref->fields);
+	Node	   *last = llast(cref->fields);
+	MrVarSet	set;
+	char	   *colname;
+	int			col;
+
+	if (nf == 1 && IsA(last, String))
+	{
+		colname = strVal(last);
+		col = input_column(cx->q, colname);
+		if (col < 0)
+			return (Node *) cref;	/* let PostgreSQL report it */
+		set = varset_universal();
+	}
+	else if (nf == 2 && IsA(linitial(cref->fields), String))
+	{
+		set = resolve_qualifier(cx, cref->location);
+		if (IsA(last, A_Star))
+		{
+			if (cx->in_row)
+			{
+				/* A.* is only meaningful as count(A.*); see lower_aggregate */
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("a pattern variable's whole row can only be counted, as in count(%s.*)",
+								strVal(linitial(cref->fields))),
+						 cx_position(cx, cref->location)));
+			}
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("whole-row references to pattern variables are not supported"),
+					 cx_position(cx, cref->location)));
+		}
+		colname = strVal(last);
+		col = input_column(cx->q, colname);
+		if (col < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" does not exist in the input of MATCH_RECOGNIZE", colname),
+					 cx_position(cx, cref->location)));
+	}
+	else
+		return (Node *) cref;
+
+	if (cx->in_row)
+	{
+		row_set_note(cx, set, cref->location);
+		cx->row_has_column = true;
+		return row_param(col + 1, cref->location);
+	}
+	else
+	{
+		/* a bare column in slot mode: LAST(set.col), RUNNING by default */
+		int			s = new_slot(cx->q);
+		MrSlot	   *slot = &cx->q->slots[s];
+
+		slot->kind = MR_SLOT_NAV;
+		slot->set = set;
+		slot->row.column = col;
+		slot->row.expr = NULL;
+		slot->row.type = TupleDescAttr(cx->q->input_desc, col)->atttypid;
+		slot->row.typmod = TupleDescAttr(cx->q->input_desc, col)->atttypmod;
+		slot->location = frag_to_text(cx, cref->location);
+		return slot_param(cx, s, cref->location);
+	}
+}
+
+static bool
+funcname_is(FuncCall *fc, const char *name)
+{
+	if (list_length(fc->funcname) != 1)
+		return false;
+	return pg_strcasecmp(strVal(linitial(fc->funcname)), name) == 0;
+}
+
+static bool
+is_aggregate_call(FuncCall *fc)
+{
+	FuncCandidateList cands;
+
+	if (fc->agg_star || fc->agg_distinct || fc->agg_order != NIL ||
+		fc->agg_filter != NULL || fc->agg_within_group)
+		return true;
+	cands = FuncnameGetCandidates(fc->funcname, -1, NIL, true, true, false, true);
+	for (; cands; cands = cands->next)
+		if (get_func_prokind(cands->oid) == PROKIND_AGGREGATE)
+			return true;
+	return false;
+}
+
+static int64
+const_offset(LowerCtx *cx, Node *arg, const char *fname)
+{
+	A_Const    *ac;
+
+	if (arg && IsA(arg, A_Const))
+	{
+		ac = (A_Const *) arg;
+		if (!ac->isnull && IsA(&ac->val, Integer))
+		{
+			int64		v = intVal(&ac->val);
+
+			if (v >= 0)
+				return v;
+		}
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("the offset of %s must be a non-negative integer constant", fname),
+			 cx_position(cx, exprLocation(arg))));
+	pg_unreachable();
+}
+
+/* analyse a raw row expression, fill r */
+static void bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r);
+
+/*
+ * Lower the argument of a navigation function in row mode; returns the row
+ * expression's raw tree and sets *set.
+ */
+static Node *
+lower_row_arg(LowerCtx *cx, Node *arg, MrVarSet *set, bool *uses_classifier)
+{
+	bool		save_in_row = cx->in_row;
+	bool		save_known = cx->row_set_known;
+	MrVarSet	save_set = cx->row_set;
+	bool		save_cls = cx->row_uses_classifier;
+	bool		save_col = cx->row_has_column;
+	Node	   *res;
+
+	cx->in_row = true;
+	cx->row_set_known = false;
+	cx->row_uses_classifier = false;
+	cx->row_has_column = false;
+	res = lower_node(cx, arg);
+	*set = cx->row_set_known ? cx->row_set : varset_universal();
+	*uses_classifier = cx->row_uses_classifier;
+	cx->in_row = save_in_row;
+	cx->row_set_known = save_known;
+	cx->row_set = save_set;
+	cx->row_uses_classifier = save_cls;
+	cx->row_has_column = save_col;
+	return res;
+}
+
+static void
+apply_marker(LowerCtx *cx, FuncCall *fc, MrSlot *slot, const char *what)
+{
+	SemMarker  *mk = marker_for(cx, fc->location);
+
+	if (mk == NULL)
+		return;
+	mk->used = true;
+	if (mk->final && cx->in_define)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("FINAL cannot be used in DEFINE"),
+				 errhint("DEFINE conditions always see the match as it stands at the candidate row (RUNNING)."),
+				 cx_position(cx, fc->location)));
+	if (slot)
+		slot->final = mk->final;
+	(void) what;
+}
+
+static Node *
+lower_navigation(LowerCtx *cx, FuncCall *fc)
+{
+	bool		physical = funcname_is(fc, "prev") || funcname_is(fc, "next");
+	const char *fname = strVal(linitial(fc->funcname));
+	int			nargs = list_length(fc->args);
+	int			s;
+	MrSlot	   *slot;
+	Node	   *arg;
+	Node	   *rowraw;
+	bool		uses_cls;
+	MrVarSet	set;
+
+	if (cx->in_row)
+		ereport(ERROR,
+				(errcode(WINDOWING_ERROR),
+				 errmsg("%s cannot be nested inside another navigation function or an aggregate",
+						asc_toupper(fname, strlen(fname))),
+				 errhint("Only PREV and NEXT may take FIRST or LAST as their argument."),
+				 cx_position(cx, fc->location)));
+	if (nargs < 1 || nargs > 2 || fc->agg_star || fc->agg_distinct || fc->over)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("%s takes an expression and an optional offset",
+						asc_toupper(fname, strlen(fname))),
+				 cx_position(cx, fc->location)));
+
+	s = new_slot(cx->q);
+	/* careful: new_slot may move q->slots; re-fetch after nested calls */
+	cx->q->slots[s].kind = MR_SLOT_NAV;
+	cx->q->slots[s].location = frag_to_text(cx, fc->location);
+	apply_marker(cx, fc, &cx->q->slots[s], fname);
+
+	arg = linitial(fc->args);
+	if (physical)
+	{
+		int64		off = (nargs == 2) ? const_offset(cx, lsecond(fc->args), fname) : 1;
+
+		cx->q->slots[s].physical_offset = funcname_is(fc, "prev") ? -off : off;
+		if (IsA(arg, FuncCall) &&
+			(funcname_is((FuncCall *) arg, "first") || funcname_is((FuncCall *) arg, "last")))
+		{
+			FuncCall   *inner = (FuncCall *) arg;
+			int			inargs = list_length(inner->args);
+
+			if (inargs < 1 || inargs > 2)
+				ereport(ERROR,
+						(errcode(ERRCODE_SYNTAX_ERROR),
+						 errmsg("FIRST and LAST take an expression and an optional offset"),
+						 cx_position(cx, inner->location)));
+			cx->q->slots[s].logical_first = funcname_is(inner, "first");
+			cx->q->slots[s].logical_offset =
+				(inargs == 2) ? const_offset(cx, lsecond(inner->args), "FIRST/LAST") : 0;
+			apply_marker(cx, inner, &cx->q->slots[s], "FIRST/LAST");
+			arg = linitial(inner->args);
+		}
+	}
+	else
+	{
+		cx->q->slots[s].logical_first = funcname_is(fc, "first");
+		cx->q->slots[s].logical_offset =
+			(nargs == 2) ? const_offset(cx, lsecond(fc->args), fname) : 0;
+	}
+
+	rowraw = lower_row_arg(cx, arg, &set, &uses_cls);
+	slot = &cx->q->slots[s];
+	slot->set = set;
+	bind_row_expr(cx, rowraw, &slot->row);
+	slot->row.uses_classifier = uses_cls;
+	if (physical)
+	{
+		if (slot->physical_offset < 0 && -slot->physical_offset > cx->q->max_prev)
+			cx->q->max_prev = -slot->physical_offset;
+		if (slot->physical_offset > 0 && slot->physical_offset > cx->q->max_next)
+			cx->q->max_next = slot->physical_offset;
+	}
+	return slot_param(cx, s, fc->location);
+}
+
+static Node *
+lower_classifier(LowerCtx *cx, FuncCall *fc)
+{
+	MrVarSet	set = varset_universal();
+	int			nargs = list_length(fc->args);
+
+	if (nargs > 1 || fc->agg_star)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("CLASSIFIER takes at most one pattern variable or subset"),
+				 cx_position(cx, fc->location)));
+	if (nargs == 1)
+	{
+		Node	   *a = linitial(fc->args);
+
+		if (!IsA(a, ColumnRef) || list_length(((ColumnRef *) a)->fields) != 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("the argument of CLASSIFIER must be a pattern variable or subset"),
+					 cx_position(cx, exprLocation(a))));
+		set = resolve_qualifier(cx, ((ColumnRef *) a)->location);
+	}
+	if (cx->in_row)
+	{
+		if (nargs == 1)
+			row_set_note(cx, set, fc->location);
+		cx->row_uses_classifier = true;
+		return row_param(cx->q->natts + 1, fc->location);
+	}
+	else
+	{
+		int			s = new_slot(cx->q);
+
+		cx->q->slots[s].kind = MR_SLOT_CLASSIFIER;
+		cx->q->slots[s].set = set;
+		cx->q->slots[s].location = frag_to_text(cx, fc->location);
+		apply_marker(cx, fc, &cx->q->slots[s], "CLASSIFIER");
+		return slot_param(cx, s, fc->location);
+	}
+}
+
+static Node *
+lower_match_number(LowerCtx *cx, FuncCall *fc)
+{
+	if (list_length(fc->args) != 0 || fc->agg_star)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("MATCH_NUMBER takes no arguments"),
+				 cx_position(cx, fc->location)));
+	if (cx->in_row)
+		return row_param(cx->q->natts + 2, fc->location);
+	else
+	{
+		int			s = new_slot(cx->q);
+
+		cx->q->slots[s].kind = MR_SLOT_MATCH_NUMBER;
+		cx->q->slots[s].location = frag_to_text(cx, fc->location);
+		return slot_param(cx, s, fc->location);
+	}
+}
+
+static Query *analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams);
+
+static Node *
+lower_aggregate(LowerCtx *cx, FuncCall *fc)
+{
+	int			s;
+	MrSlot	   *slot;
+	MrVarSet	set;
+	bool		uses_cls;
+	ListCell   *lc;
+	List	   *newargs = NIL;
+	bool		save_in_row = cx->in_row;
+	bool		save_known = cx->row_set_known;
+	MrVarSet	save_set = cx->row_set;
+	Query	   *qry;
+	TargetEntry *tle;
+	Aggref	   *aggref;
+	Oid		   *ptypes;
+	int			i;
+
+	if (cx->in_row)
+		ereport(ERROR,
+				(errcode(ERRCODE_GROUPING_ERROR),
+				 errmsg("aggregate functions cannot be used inside navigation functions or other aggregates"),
+				 cx_position(cx, fc->location)));
+	if (fc->over)
+		ereport(ERROR,
+				(errcode(WINDOWING_ERROR),
+				 errmsg("window functions are not allowed in MATCH_RECOGNIZE"),
+				 cx_position(cx, fc->location)));
+	if (fc->agg_filter)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("FILTER is not supported in aggregates in MATCH_RECOGNIZE"),
+				 errhint("Use a SUBSET or a CASE expression in the aggregate's argument."),
+				 cx_position(cx, fc->location)));
+
+	s = new_slot(cx->q);
+	cx->q->slots[s].kind = MR_SLOT_AGG;
+	cx->q->slots[s].location = frag_to_text(cx, fc->location);
+	apply_marker(cx, fc, &cx->q->slots[s], "aggregate");
+
+	/* count(A.*) counts the rows of A */
+	if (list_length(fc->args) == 1 && IsA(linitial(fc->args), ColumnRef))
+	{
+		ColumnRef  *cr = linitial(fc->args);
+
+		if (list_length(cr->fields) == 2 && IsA(llast(cr->fields), A_Star))
+		{
+			set = resolve_qualifier(cx, cr->location);
+			fc->args = NIL;
+			fc->agg_star = true;
+			cx->in_row = true;
+			cx->row_set_known = true;
+			cx->row_set = set;
+		}
+	}
+	if (!cx->in_row)
+	{
+		cx->in_row = true;
+		cx->row_set_known = false;
+	}
+	cx->row_uses_classifier = false;
+	foreach(lc, fc->args)
+		newargs = lappend(newargs, lower_node(cx, lfirst(lc)));
+	fc->args = newargs;
+	set = cx->row_set_known ? cx->row_set : varset_universal();
+	uses_cls = cx->row_uses_classifier;
+	cx->in_row = save_in_row;
+	cx->row_set_known = save_known;
+	cx->row_set = save_set;
+
+	/* analyse "SELECT agg(args over row params)" to get the Aggref */
+	ptypes = palloc(sizeof(Oid) * cx->q->nrowparams);
+	for (i = 0; i < cx->q->natts; i++)
+		ptypes[i] = TupleDescAttr(cx->q->input_desc, i)->atttypid;
+	ptypes[cx->q->natts] = TEXTOID;
+	ptypes[cx->q->natts + 1] = INT8OID;
+	qry = analyze_fragment_expr(cx, (Node *) fc, ptypes, cx->q->nrowparams);
+	tle = linitial(qry->targetList);
+	if (!IsA(tle->expr, Aggref))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("unsupported aggregate call in MATCH_RECOGNIZE"),
+				 cx_position(cx, fc->location)));
+	aggref = (Aggref *) tle->expr;
+
+	slot = &cx->q->slots[s];
+	slot->set = set;
+	slot->aggref = aggref;
+	slot->agg = mr_agg_prepare(aggref);
+	slot->type = aggref->aggtype;
+	slot->typmod = -1;
+	slot->naggargs = list_length(aggref->args);
+	slot->aggargs = palloc0(sizeof(MrRowExpr) * Max(slot->naggargs, 1));
+	i = 0;
+	foreach(lc, aggref->args)
+	{
+		TargetEntry *ate = lfirst(lc);
+		MrRowExpr  *r = &slot->aggargs[i++];
+		Expr	   *e = expression_planner(ate->expr);
+
+		r->expr = e;
+		r->type = exprType((Node *) e);
+		r->typmod = exprTypmod((Node *) e);
+		r->uses_classifier = uses_cls;
+		if (IsA(e, Param) && ((Param *) e)->paramid <= cx->q->natts)
+			r->column = ((Param *) e)->paramid - 1;
+		else
+		{
+			r->column = -1;
+			r->state = ExecInitExpr(e, NULL);
+		}
+	}
+	return slot_param(cx, s, fc->location);
+}
+
+static Node *
+lower_funccall(LowerCtx *cx, FuncCall *fc)
+{
+	ListCell   *lc;
+
+	if (list_length(fc->funcname) == 1)
+	{
+		if (funcname_is(fc, "prev") || funcname_is(fc, "next") ||
+			funcname_is(fc, "first") || funcname_is(fc, "last"))
+			return lower_navigation(cx, fc);
+		if (funcname_is(fc, "classifier"))
+			return lower_classifier(cx, fc);
+		if (funcname_is(fc, "match_number"))
+			return lower_match_number(cx, fc);
+	}
+	if (is_aggregate_call(fc))
+		return lower_aggregate(cx, fc);
+
+	if (marker_for(cx, fc->location))
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("RUNNING and FINAL can only precede navigation functions and aggregates"),
+				 cx_position(cx, fc->location)));
+	if (fc->over)
+		ereport(ERROR,
+				(errcode(WINDOWING_ERROR),
+				 errmsg("window functions are not allowed in MATCH_RECOGNIZE"),
+				 cx_position(cx, fc->location)));
+	foreach(lc, fc->args)
+		lfirst(lc) = lower_node(cx, lfirst(lc));
+	return (Node *) fc;
+}
+
+/* replace every expression-bearing child of a raw node */
+static List *
+lower_list(LowerCtx *cx, List *l)
+{
+	ListCell   *lc;
+
+	foreach(lc, l)
+		lfirst(lc) = lower_node(cx, lfirst(lc));
+	return l;
+}
+
+static Node *
+lower_node(LowerCtx *cx, Node *node)
+{
+	if (node == NULL)
+		return NULL;
+	check_stack_depth();
+	CHECK_FOR_INTERRUPTS();
+
+	switch (nodeTag(node))
+	{
+		case T_ColumnRef:
+			return lower_columnref(cx, (ColumnRef *) node);
+		case T_FuncCall:
+			return lower_funccall(cx, (FuncCall *) node);
+		case T_A_Expr:
+			{
+				A_Expr	   *a = (A_Expr *) node;
+
+				a->lexpr = lower_node(cx, a->lexpr);
+				a->rexpr = lower_node(cx, a->rexpr);
+				return node;
+			}
+		case T_BoolExpr:
+			((BoolExpr *) node)->args = lower_list(cx, ((BoolExpr *) node)->args);
+			return node;
+		case T_TypeCast:
+			((TypeCast *) node)->arg = lower_node(cx, ((TypeCast *) node)->arg);
+			return node;
+		case T_CollateClause:
+			((CollateClause *) node)->arg = lower_node(cx, ((CollateClause *) node)->arg);
+			return node;
+		case T_NullTest:
+			((NullTest *) node)->arg = (Expr *) lower_node(cx, (Node *) ((NullTest *) node)->arg);
+			return node;
+		case T_BooleanTest:
+			((BooleanTest *) node)->arg = (Expr *) lower_node(cx, (Node *) ((BooleanTest *) node)->arg);
+			return node;
+		case T_CaseExpr:
+			{
+				CaseExpr   *c = (CaseExpr *) node;
+
+				c->arg = (Expr *) lower_node(cx, (Node *) c->arg);
+				c->args = lower_list(cx, c->args);
+				c->defresult = (Expr *) lower_node(cx, (Node *) c->defresult);
+				return node;
+			}
+		case T_CaseWhen:
+			{
+				CaseWhen   *w = (CaseWhen *) node;
+
+				w->expr = (Expr *) lower_node(cx, (Node *) w->expr);
+				w->result = (Expr *) lower_node(cx, (Node *) w->result);
+				return node;
+			}
+		case T_A_ArrayExpr:
+			((A_ArrayExpr *) node)->elements = lower_list(cx, ((A_ArrayExpr *) node)->elements);
+			return node;
+		case T_RowExpr:
+			((RowExpr *) node)->args = lower_list(cx, ((RowExpr *) node)->args);
+			return node;
+		case T_CoalesceExpr:
+			((CoalesceExpr *) node)->args = lower_list(cx, ((CoalesceExpr *) node)->args);
+			return node;
+		case T_MinMaxExpr:
+			((MinMaxExpr *) node)->args = lower_list(cx, ((MinMaxExpr *) node)->args);
+			return node;
+		case T_NamedArgExpr:
+			((NamedArgExpr *) node)->arg = (Expr *) lower_node(cx, (Node *) ((NamedArgExpr *) node)->arg);
+			return node;
+		case T_A_Indirection:
+			{
+				A_Indirection *ind = (A_Indirection *) node;
+				ListCell   *lc;
+
+				ind->arg = lower_node(cx, ind->arg);
+				foreach(lc, ind->indirection)
+				{
+					Node	   *i = lfirst(lc);
+
+					if (IsA(i, A_Indices))
+					{
+						((A_Indices *) i)->lidx = lower_node(cx, ((A_Indices *) i)->lidx);
+						((A_Indices *) i)->uidx = lower_node(cx, ((A_Indices *) i)->uidx);
+					}
+				}
+				return node;
+			}
+		case T_SubLink:
+			/* the subquery itself is uncorrelated; only its test expression is ours */
+			((SubLink *) node)->testexpr = lower_node(cx, ((SubLink *) node)->testexpr);
+			return node;
+		case T_List:
+			return (Node *) lower_list(cx, (List *) node);
+		default:
+			return node;
+	}
+}
+
+/* ---------- analysis ---------- */
+
+static Query *
+analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams)
+{
+	SelectStmt *sel = makeNode(SelectStmt);
+	ResTarget  *rt = makeNode(ResTarget);
+	RawStmt    *rs = makeNode(RawStmt);
+	Query	   *qry;
+
+	rt->val = copyObject(raw);
+	rt->location = -1;
+	sel->targetList = list_make1(rt);
+	rs->stmt = (Node *) sel;
+	rs->stmt_location = 0;
+	rs->stmt_len = 0;
+	qry = parse_analyze_fixedparams(rs, cx->frag, ptypes, nparams, NULL);
+	if (qry->commandType != CMD_SELECT || list_length(qry->targetList) != 1)
+		elog(ERROR, "unexpected analysis result for a MATCH_RECOGNIZE expression");
+	if (qry->hasWindowFuncs)
+		ereport(ERROR,
+				(errcode(WINDOWING_ERROR),
+				 errmsg("window functions are not allowed in MATCH_RECOGNIZE"),
+				 cx_position(cx, exprLocation(raw))));
+	if (qry->hasTargetSRFs)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("set-returning functions are not allowed in MATCH_RECOGNIZE"),
+				 cx_position(cx, exprLocation(raw))));
+	return qry;
+}
+
+static void
+bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
+{
+	Oid		   *ptypes;
+	Query	   *qry;
+	TargetEntry *tle;
+	Expr	   *e;
+	int			i;
+
+	if (IsA(raw, ParamRef) && ((ParamRef *) raw)->number <= cx->q->natts)
+	{
+		int			col = ((ParamRef *) raw)->number - 1;
+
+		r->column = col;
+		r->expr = NULL;
+		r->state = NULL;
+		r->type = TupleDescAttr(cx->q->input_desc, col)->atttypid;
+		r->typmod = TupleDescAttr(cx->q->input_desc, col)->atttypmod;
+		return;
+	}
+	ptypes = palloc(sizeof(Oid) * cx->q->nrowparams);
+	for (i = 0; i < cx->q->natts; i++)
+		ptypes[i] = TupleDescAttr(cx->q->input_desc, i)->atttypid;
+	ptypes[cx->q->natts] = TEXTOID;
+	ptypes[cx->q->natts + 1] = INT8OID;
+	qry = analyze_fragment_expr(cx, raw, ptypes, cx->q->nrowparams);
+	if (qry->hasAggs)
+		ereport(ERROR,
+				(errcode(ERRCODE_GROUPING_ERROR),
+				 errmsg("aggregate functions cannot be used inside navigation functions"),
+				 cx_position(cx, exprLocation(raw))));
+	if (qry->hasSubLinks)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("subqueries inside navigation functions are not supported"),
+				 cx_position(cx, exprLocation(raw))));
+	tle = linitial(qry->targetList);
+	e = expression_planner(tle->expr);
+	r->column = -1;
+	r->expr = e;
+	r->type = exprType((Node *) e);
+	r->typmod = exprTypmod((Node *) e);
+	r->state = ExecInitExpr(e, NULL);
+}
+
+/* ---------- classification ---------- */
+
+static void
+classify_slot(MrQuery *q, MrSlot *slot, int define_var, bool *path_dep, bool *start_dep)
+{
+	bool		set_has_var;
+
+	switch (slot->kind)
+	{
+		case MR_SLOT_MATCH_NUMBER:
+			return;
+		case MR_SLOT_AGG:
+			*path_dep = true;
+			return;
+		case MR_SLOT_CLASSIFIER:
+			set_has_var = slot->set.universal || slot->set.member[define_var];
+			if (!set_has_var)
+				*path_dep = true;
+			return;
+		case MR_SLOT_NAV:
+			set_has_var = slot->set.universal || slot->set.member[define_var];
+			if (slot->logical_first)
+			{
+				if (slot->set.universal)
+					*start_dep = true;
+				else
+					*path_dep = true;
+			}
+			else if (slot->logical_offset != 0 || !set_has_var)
+				*path_dep = true;
+			/* the classifier of a row other than the candidate is path data */
+			if (slot->row.uses_classifier &&
+				(slot->physical_offset != 0 || slot->logical_first ||
+				 slot->logical_offset != 0))
+				*path_dep = true;
+			return;
+	}
+}
+
+/* ---------- expression spans ---------- */
+
+/*
+ * Build the fragment "SELECT <span>" with RUNNING/FINAL keywords blanked,
+ * collecting their markers.
+ */
+static void
+make_fragment(LowerCtx *cx, MrSpan span)
+{
+	const char *text = cx->q->text;
+	int			len = span.end - span.start;
+	const char *prefix = "SELECT ";
+	int			plen = strlen(prefix);
+	char	   *frag = palloc(plen + len + 1);
+	MrLexer		lx;
+	MrError		err;
+	MrToken		toks[3];
+	int			ntok = 0;
+
+	memcpy(frag, prefix, plen);
+	memcpy(frag + plen, text + span.start, len);
+	frag[plen + len] = '\0';
+
+	cx->prefix = plen;
+	cx->span_start = span.start;
+	cx->markers = palloc0(sizeof(SemMarker) * (len / 7 + 1));
+	cx->nmarkers = 0;
+
+	memset(&err, 0, sizeof(err));
+	mr_lexer_init(&lx, frag, plen + len, &err);
+	lx.pos = plen;
+	for (;;)
+	{
+		MrToken		t;
+
+		if (!mr_lex_next(&lx, &t))
+			mr_raise_core_error(&err, frag, NULL);	/* cannot happen: span already lexed */
+		if (t.kind == MR_TOK_EOF)
+			break;
+		toks[0] = toks[1];
+		toks[1] = toks[2];
+		toks[2] = t;
+		ntok++;
+		if (ntok >= 3 &&
+			(mr_tok_is_keyword(&toks[0], "RUNNING") || mr_tok_is_keyword(&toks[0], "FINAL")) &&
+			(toks[1].kind == MR_TOK_IDENT || toks[1].kind == MR_TOK_QIDENT) &&
+			mr_tok_is(&lx, &toks[2], "("))
+		{
+			SemMarker  *m = &cx->markers[cx->nmarkers++];
+
+			m->final = mr_tok_is_keyword(&toks[0], "FINAL");
+			m->funcpos = toks[1].start;
+			memset(frag + toks[0].start, ' ', toks[0].end - toks[0].start);
+		}
+	}
+	cx->frag = frag;
+}
+
+static MrLowered *
+lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
+				 Oid want_type, const char *what)
+{
+	LowerCtx	cx;
+	MrErrPosContext errctx;
+	List	   *raw;
+	RawStmt    *rs;
+	SelectStmt *sel;
+	ResTarget  *rt;
+	Node	   *expr;
+	MrLowered  *lw = palloc0(sizeof(MrLowered));
+	Oid		   *ptypes;
+	Query	   *qry;
+	TargetEntry *tle;
+	Node	   *e;
+	ListCell   *lc;
+	int			i;
+
+	memset(&cx, 0, sizeof(cx));
+	cx.q = q;
+	cx.in_define = in_define;
+	cx.define_var = define_var;
+	cx.in_measure = !in_define;
+	make_fragment(&cx, span);
+
+	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, cx.frag,
+				   cx.prefix, span.start, span.end - span.start);
+	cx.errctx = &errctx;
+
+	raw = raw_parser(cx.frag, RAW_PARSE_DEFAULT);
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("syntax error in %s expression", what),
+				 mr_report_position(q->text, span.start, &q->origin)));
+	rs = linitial(raw);
+	sel = (SelectStmt *) rs->stmt;
+	if (!IsA(sel, SelectStmt) || list_length(sel->targetList) != 1 ||
+		sel->fromClause || sel->whereClause || sel->groupClause ||
+		sel->havingClause || sel->sortClause || sel->limitCount ||
+		sel->distinctClause || sel->windowClause || sel->op != SETOP_NONE ||
+		((ResTarget *) linitial(sel->targetList))->name != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("syntax error in %s expression", what),
+				 mr_report_position(q->text, span.start, &q->origin)));
+	rt = linitial(sel->targetList);
+	if (IsA(rt->val, ColumnRef) && IsA(llast(((ColumnRef *) rt->val)->fields), A_Star) &&
+		list_length(((ColumnRef *) rt->val)->fields) == 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("syntax error at or near \"*\""),
+				 mr_report_position(q->text, span.start, &q->origin)));
+
+	expr = lower_node(&cx, rt->val);
+
+	for (i = 0; i < cx.nmarkers; i++)
+		if (!cx.markers[i].used)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("RUNNING and FINAL can only precede navigation functions and aggregates"),
+					 cx_position(&cx, cx.markers[i].funcpos)));
+
+	/* now the slot types are known: analyse the outer expression */
+	lw->nslots = list_length(cx.slot_ids);
+	lw->slots = palloc(sizeof(int) * Max(lw->nslots, 1));
+	ptypes = palloc(sizeof(Oid) * Max(lw->nslots, 1));
+	i = 0;
+	foreach(lc, cx.slot_ids)
+	{
+		MrSlot	   *slot = &q->slots[lfirst_int(lc)];
+
+		lw->slots[i] = lfirst_int(lc);
+		switch (slot->kind)
+		{
+			case MR_SLOT_NAV:
+				slot->type = slot->row.type;
+				slot->typmod = slot->row.typmod;
+				break;
+			case MR_SLOT_CLASSIFIER:
+				slot->type = TEXTOID;
+				slot->typmod = -1;
+				break;
+			case MR_SLOT_MATCH_NUMBER:
+				slot->type = INT8OID;
+				slot->typmod = -1;
+				break;
+			case MR_SLOT_AGG:
+				break;
+		}
+		ptypes[i] = slot->type;
+		if (in_define)
+			classify_slot(q, slot, define_var, &lw->path_dependent, &lw->start_dependent);
+		i++;
+	}
+	qry = analyze_fragment_expr(&cx, expr, ptypes, lw->nslots);
+	if (qry->hasAggs)
+		ereport(ERROR,
+				(errcode(ERRCODE_GROUPING_ERROR),
+				 errmsg("unexpected aggregate in %s expression", what),
+				 mr_report_position(q->text, span.start, &q->origin)));
+	tle = linitial(qry->targetList);
+	e = (Node *) tle->expr;
+	if (OidIsValid(want_type) && exprType(e) != want_type)
+	{
+		Node	   *coerced = coerce_to_target_type(NULL, e, exprType(e), want_type, -1,
+													COERCION_ASSIGNMENT, COERCE_IMPLICIT_CAST, -1);
+
+		if (coerced == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("%s expression must be of type %s, not type %s", what,
+							format_type_be(want_type), format_type_be(exprType(e))),
+					 mr_report_position(q->text, span.start, &q->origin)));
+		e = coerced;
+	}
+	lw->type = exprType(e);
+	lw->typmod = exprTypmod(e);
+	lw->collation = exprCollation(e);
+	lw->params = makeParamList(Max(lw->nslots, 1));
+	lw->params->numParams = lw->nslots;
+	for (i = 0; i < lw->nslots; i++)
+	{
+		lw->params->params[i].ptype = ptypes[i];
+		lw->params->params[i].pflags = PARAM_FLAG_CONST;
+	}
+	if (qry->hasSubLinks)
+	{
+		tle->expr = (Expr *) e;
+		lw->plan = pg_plan_query(qry, cx.frag, 0, NULL);
+	}
+	else
+	{
+		lw->expr = expression_planner((Expr *) e);
+		lw->state = ExecInitExpr(lw->expr, NULL);
+	}
+	mr_errpos_pop(&errctx);
+	return lw;
+}
+
+/* resolve a PARTITION BY / ORDER BY item to an input column */
+static int
+resolve_key_column(MrQuery *q, MrSpan span, const char *what)
+{
+	LowerCtx	cx;
+	MrErrPosContext errctx;
+	List	   *raw;
+	SelectStmt *sel;
+	ResTarget  *rt;
+	int			col = -1;
+
+	memset(&cx, 0, sizeof(cx));
+	cx.q = q;
+	make_fragment(&cx, span);
+	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, cx.frag,
+				   cx.prefix, span.start, span.end - span.start);
+	raw = raw_parser(cx.frag, RAW_PARSE_DEFAULT);
+	sel = (SelectStmt *) ((RawStmt *) linitial(raw))->stmt;
+	rt = linitial(sel->targetList);
+	if (IsA(rt->val, ColumnRef) && list_length(((ColumnRef *) rt->val)->fields) == 1 &&
+		IsA(linitial(((ColumnRef *) rt->val)->fields), String))
+	{
+		char	   *name = strVal(linitial(((ColumnRef *) rt->val)->fields));
+
+		col = input_column(q, name);
+		if (col < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_COLUMN),
+					 errmsg("column \"%s\" does not exist in the input of MATCH_RECOGNIZE", name),
+					 mr_report_position(q->text, span.start, &q->origin)));
+	}
+	else
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s items must be columns of the input", what),
+				 errhint("Compute the expression in a subquery used as the input."),
+				 mr_report_position(q->text, span.start, &q->origin)));
+	mr_errpos_pop(&errctx);
+	return col;
+}
+
+/* analyse "SELECT * FROM <input>" for the input's columns */
+static void
+resolve_input(MrQuery *q)
+{
+	MrSpan		span = q->clause->input;
+	const char *prefix = "SELECT * FROM ";
+	int			plen = strlen(prefix);
+	int			len = span.end - span.start;
+	char	   *frag = palloc(plen + len + 1);
+	MrErrPosContext errctx;
+	List	   *raw;
+	Query	   *qry;
+	ListCell   *lc;
+	int			n = 0;
+	TupleDesc	desc;
+
+	memcpy(frag, prefix, plen);
+	memcpy(frag + plen, q->text + span.start, len);
+	frag[plen + len] = '\0';
+	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, frag, plen,
+				   span.start, len);
+	raw = raw_parser(frag, RAW_PARSE_DEFAULT);
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("invalid input of MATCH_RECOGNIZE"),
+				 mr_report_position(q->text, span.start, &q->origin)));
+	qry = parse_analyze_fixedparams(linitial(raw), frag, NULL, 0, NULL);
+	mr_errpos_pop(&errctx);
+
+	foreach(lc, qry->targetList)
+		if (!((TargetEntry *) lfirst(lc))->resjunk)
+			n++;
+	desc = CreateTemplateTupleDesc(n);
+	n = 0;
+	foreach(lc, qry->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+
+		if (tle->resjunk)
+			continue;
+		n++;
+		TupleDescInitEntry(desc, n, tle->resname ? tle->resname : "?column?",
+						   exprType((Node *) tle->expr),
+						   exprTypmod((Node *) tle->expr), 0);
+		TupleDescInitEntryCollation(desc, n, exprCollation((Node *) tle->expr));
+	}
+	q->input_desc = desc;
+	q->natts = n;
+	q->nrowparams = n + 2;
+}
+
+static char *
+fold_alias(const MrName *n)
+{
+	if (n->quoted)
+		return pstrdup(n->name);
+	return downcase_truncate_identifier(n->name, strlen(n->name), false);
+}
+
+static void
+build_result(MrQuery *q)
+{
+	MrClause   *c = q->clause;
+	bool		all_rows = c->rows_per_match != MR_ONE_ROW;
+	bool	   *used = palloc0(sizeof(bool) * Max(q->natts, 1));
+	MrOutputColumn *cols = palloc0(sizeof(MrOutputColumn) * (q->natts + c->nmeasures + 1));
+	int			n = 0;
+	int			i;
+	TupleDesc	desc;
+
+	for (i = 0; i < q->npartition; i++)
+		if (!used[q->partition_cols[i]])
+		{
+			used[q->partition_cols[i]] = true;
+			cols[n].input_column = q->partition_cols[i];
+			cols[n++].measure = -1;
+		}
+	if (all_rows)
+		for (i = 0; i < q->norder; i++)
+			if (!used[q->order_cols[i]])
+			{
+				used[q->order_cols[i]] = true;
+				cols[n].input_column = q->order_cols[i];
+				cols[n++].measure = -1;
+			}
+	for (i = 0; i < c->nmeasures; i++)
+	{
+		cols[n].input_column = -1;
+		cols[n++].measure = i;
+	}
+	if (all_rows)
+		for (i = 0; i < q->natts; i++)
+			if (!used[i])
+			{
+				cols[n].input_column = i;
+				cols[n++].measure = -1;
+			}
+
+	desc = CreateTemplateTupleDesc(n);
+	for (i = 0; i < n; i++)
+	{
+		if (cols[i].input_column >= 0)
+		{
+			Form_pg_attribute a = TupleDescAttr(q->input_desc, cols[i].input_column);
+
+			TupleDescInitEntry(desc, i + 1, NameStr(a->attname), a->atttypid, a->atttypmod, 0);
+			TupleDescInitEntryCollation(desc, i + 1, a->attcollation);
+		}
+		else
+		{
+			MrLowered  *m = q->measures[cols[i].measure];
+
+			TupleDescInitEntry(desc, i + 1, fold_alias(&c->measures[cols[i].measure].alias),
+							   m->type, m->typmod, 0);
+			TupleDescInitEntryCollation(desc, i + 1, m->collation);
+		}
+	}
+	q->result_desc = desc;
+	q->outcols = cols;
+	q->noutcols = n;
+}
+
+static void
+build_input_sql(MrQuery *q)
+{
+	StringInfoData buf;
+	MrSpan		in = q->clause->input;
+	int			i;
+
+	initStringInfo(&buf);
+	appendStringInfoString(&buf, "SELECT * FROM ");
+	appendBinaryStringInfo(&buf, q->text + in.start, in.end - in.start);
+	for (i = 0; i < q->npartition + q->norder; i++)
+	{
+		appendStringInfoString(&buf, i == 0 ? " ORDER BY " : ", ");
+		if (i < q->npartition)
+			appendStringInfo(&buf, "%d", q->partition_cols[i] + 1);
+		else
+		{
+			MrOrderItem *o = &q->clause->order[i - q->npartition];
+
+			appendStringInfo(&buf, "%d%s", q->order_cols[i - q->npartition] + 1,
+							 o->desc ? " DESC" : "");
+			if (o->nulls == MR_NULLS_FIRST)
+				appendStringInfoString(&buf, " NULLS FIRST");
+			else if (o->nulls == MR_NULLS_LAST)
+				appendStringInfoString(&buf, " NULLS LAST");
+		}
+	}
+	q->input_sql = buf.data;
+}
+
+/* WITHIN: "$last <= $first + (<within>)" with the first ORDER BY column */
+static void
+bind_within(MrQuery *q)
+{
+	MrClause   *c = q->clause;
+	StringInfoData buf;
+	MrQuery		tmp;
+	MrSpan		span;
+	char	   *saved_text = q->text;
+	int			saved_len = q->textlen;
+	int			first_slot;
+
+	if (!c->has_within)
+		return;
+	if (q->norder < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("WITHIN requires ORDER BY"),
+				 mr_report_position(q->text, c->within.start, &q->origin)));
+	if (c->order[0].desc)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("WITHIN requires the first ORDER BY column to be ascending"),
+				 mr_report_position(q->text, c->within.start, &q->origin)));
+	(void) tmp;
+
+	/*
+	 * Lower "FIRST(col) + (within) >= col" written over the original text:
+	 * we build a synthetic text whose span covers the WITHIN expression so
+	 * error positions inside it still point at the user's text.
+	 */
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, q->text, q->textlen);
+	{
+		const char *colname = quote_identifier(NameStr(TupleDescAttr(q->input_desc, q->order_cols[0])->attname));
+		int			extra_start = buf.len;
+
+		appendStringInfo(&buf, " %s <= FIRST(%s) + (", colname, colname);
+		span.start = extra_start + 1;
+		appendBinaryStringInfo(&buf, q->text + c->within.start, c->within.end - c->within.start);
+		appendStringInfoChar(&buf, ')');
+		span.end = buf.len;
+	}
+	q->text = buf.data;
+	q->textlen = buf.len;
+	first_slot = q->nslots;
+	q->within = lower_expression(q, span, true, -1, BOOLOID, "WITHIN");
+	q->within_first_slot = first_slot;
+	q->text = saved_text;
+	q->textlen = saved_len;
+}
+
+MrQuery *
+mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
+{
+	MrQuery    *q = palloc0(sizeof(MrQuery));
+	MrError		err;
+	MrClause   *c;
+	int			i;
+	bool		path_dep = false;
+	bool		start_dep = false;
+
+	q->text = pnstrdup(text, len);
+	q->textlen = len;
+	q->origin = *origin;
+
+	memset(&err, 0, sizeof(err));
+	c = mr_parse_clause(q->text, len, &err);
+	if (c == NULL)
+		mr_raise_core_error(&err, q->text, origin);
+	q->clause = c;
+	q->program = mr_compile_pattern(c, mr_max_pattern_states, &err);
+	if (q->program == NULL)
+	{
+		if (err.position < 0)
+			err.position = c->pattern_pos;
+		mr_raise_core_error(&err, q->text, origin);
+	}
+
+	q->var_names = palloc(sizeof(char *) * Max(c->nvars, 1));
+	for (i = 0; i < c->nvars; i++)
+		q->var_names[i] = pstrdup(c->vars[i].norm);
+
+	resolve_input(q);
+
+	q->npartition = c->npartition;
+	q->partition_cols = palloc(sizeof(int) * Max(c->npartition, 1));
+	for (i = 0; i < c->npartition; i++)
+		q->partition_cols[i] = resolve_key_column(q, c->partition[i], "PARTITION BY");
+	q->norder = c->norder;
+	q->order_cols = palloc(sizeof(int) * Max(c->norder, 1));
+	for (i = 0; i < c->norder; i++)
+		q->order_cols[i] = resolve_key_column(q, c->order[i].expr, "ORDER BY");
+
+	q->defines = palloc0(sizeof(MrLowered *) * Max(c->nvars, 1));
+	for (i = 0; i < c->ndefines; i++)
+	{
+		MrDefine   *d = &c->defines[i];
+		MrLowered  *lw = lower_expression(q, d->expr, true, d->var, BOOLOID, "DEFINE");
+
+		q->defines[d->var] = lw;
+		if (lw->path_dependent)
+			path_dep = true;
+		if (lw->start_dependent)
+			start_dep = true;
+		for (int k = 0; k < lw->nslots; k++)
+			if (q->slots[lw->slots[k]].physical_offset > 0)
+				q->define_has_next = true;
+	}
+	q->measures = palloc0(sizeof(MrLowered *) * Max(c->nmeasures, 1));
+	for (i = 0; i < c->nmeasures; i++)
+		q->measures[i] = lower_expression(q, c->measures[i].expr, false, -1,
+										  InvalidOid, "MEASURES");
+	bind_within(q);
+	if (q->within)
+		start_dep = true;
+
+	q->dedup = path_dep ? MR_DEDUP_NONE : (start_dep ? MR_DEDUP_STATE_START : MR_DEDUP_STATE);
+
+	build_result(q);
+	build_input_sql(q);
+	return q;
+}
+
+/* ---------- mr_api.h ---------- */
+
+MrQuery *
+mr_query_compile(const char *text, int len, const MrTextOrigin *origin)
+{
+	return mr_bind_query(text, len, origin);
+}
+
+TupleDesc
+mr_query_result_desc(MrQuery *q)
+{
+	return q->result_desc;
+}

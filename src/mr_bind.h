@@ -1,0 +1,174 @@
+/*-------------------------------------------------------------------------
+ * mr_bind.h
+ *	  The compiled form of a MATCH_RECOGNIZE FROM item (MrQuery) and the
+ *	  lowering of DEFINE / MEASURES expressions into slots.
+ *
+ * Lowering (mr_bind.c), after the seed design: every pattern-specific
+ * construct in an expression -- a column qualified by a pattern variable,
+ * PREV/NEXT/FIRST/LAST, CLASSIFIER(), MATCH_NUMBER(), an aggregate over
+ * the rows of a match -- becomes a *slot*, and the expression itself becomes
+ * an ordinary PostgreSQL expression over parameters $1..$n, one per slot,
+ * analysed and type-checked by PostgreSQL's parser.  A slot knows how to
+ * find its row(s) in a match and holds a *row expression* (again an ordinary
+ * expression, over the input columns of one row as parameters) to compute
+ * its value there.
+ *
+ * Row-expression parameters: $1..$natts are the input columns, then
+ * $natts+1 is the row's CLASSIFIER (text) and $natts+2 MATCH_NUMBER (int8).
+ *-------------------------------------------------------------------------
+ */
+#ifndef MR_BIND_H
+#define MR_BIND_H
+
+#include "postgres.h"
+
+#include "executor/execdesc.h"
+#include "nodes/execnodes.h"
+#include "nodes/params.h"
+
+#include "mr_agg.h"
+#include "mr_api.h"
+#include "mr_clause.h"
+#include "mr_match.h"
+#include "mr_program.h"
+
+/* a set of pattern variables; NULL members = the universal set (all rows) */
+typedef struct MrVarSet
+{
+	bool		universal;
+	bool	   *member;			/* [nvars] */
+	int			subset;			/* subset index it came from, -1 if none */
+	int			single_var;		/* the variable when it is exactly one, else -1 */
+} MrVarSet;
+
+typedef enum MrSlotKind
+{
+	MR_SLOT_NAV,				/* [PREV|NEXT]( [FIRST|LAST](rowexpr, n), m ) */
+	MR_SLOT_CLASSIFIER,			/* CLASSIFIER([set]) */
+	MR_SLOT_MATCH_NUMBER,		/* MATCH_NUMBER() */
+	MR_SLOT_AGG					/* aggregate over the rows of the set */
+} MrSlotKind;
+
+/* an expression over one row's columns */
+typedef struct MrRowExpr
+{
+	Expr	   *expr;
+	ExprState  *state;			/* NULL when expr is a plain column */
+	int			column;			/* >= 0: plain input column index (0-based) */
+	bool		uses_classifier;
+	Oid			type;
+	int32		typmod;
+} MrRowExpr;
+
+typedef struct MrSlot
+{
+	MrSlotKind	kind;
+	bool		final;			/* FINAL semantics (MEASURES only) */
+	MrVarSet	set;
+	/* NAV */
+	bool		logical_first;	/* FIRST (else LAST, the default) */
+	int64		logical_offset;
+	int64		physical_offset;	/* PREV: negative, NEXT: positive */
+	MrRowExpr	row;			/* NAV: the navigated value; AGG: unused */
+	/* AGG */
+	Aggref	   *aggref;
+	MrAggDesc  *agg;
+	MrRowExpr  *aggargs;		/* one row expression per aggregate argument */
+	int			naggargs;
+	Oid			type;
+	int32		typmod;
+	int			location;		/* for errors */
+} MrSlot;
+
+/* a lowered expression: an ordinary expression over slot parameters */
+typedef struct MrLowered
+{
+	int		   *slots;			/* slot index (into MrQuery.slots) of each $k */
+	int			nslots;
+	Expr	   *expr;
+	ExprState  *state;			/* when no sublinks */
+	Oid			type;
+	int32		typmod;
+	Oid			collation;
+	/* with sublinks the expression runs as a tiny planned query */
+	PlannedStmt *plan;
+	QueryDesc  *qdesc;			/* started lazily at run time */
+	ParamListInfo params;		/* nslots params */
+	bool		path_dependent; /* reads the running label assignment */
+	bool		start_dependent;	/* reads the match start */
+} MrLowered;
+
+typedef struct MrOutputColumn
+{
+	int			input_column;	/* >= 0: copy of this input column */
+	int			measure;		/* >= 0: this measure */
+} MrOutputColumn;
+
+struct MrQuery
+{
+	MrClause   *clause;
+	MrProgram  *program;
+	char	   *text;			/* the compiled text (copy) */
+	int			textlen;
+	MrTextOrigin origin;
+
+	/* input */
+	char	   *input_sql;		/* SELECT * FROM <input> ORDER BY ... */
+	TupleDesc	input_desc;
+	int			natts;
+	int		   *partition_cols; /* input column index of each PARTITION BY */
+	int			npartition;
+	int		   *order_cols;
+	int			norder;
+	char	  **var_names;		/* CLASSIFIER text of each variable */
+
+	/* lowered expressions */
+	MrSlot	   *slots;
+	int			nslots;
+	MrLowered **defines;		/* [nvars], NULL = always true */
+	MrLowered **measures;		/* [nmeasures] */
+	MrLowered  *within;			/* bool: last-row order key within the bound of the first */
+	int			within_first_slot;	/* slot reading FIRST(order key) */
+
+	/* row-expression parameters */
+	int			nrowparams;		/* natts + 2 */
+
+	/* result */
+	TupleDesc	result_desc;
+	MrOutputColumn *outcols;
+	int			noutcols;
+
+	/* matching */
+	MrDedup		dedup;
+	int64		max_prev;		/* largest physical look-back */
+	int64		max_next;		/* largest physical look-ahead */
+	bool		define_has_next;
+};
+
+extern MrQuery *mr_bind_query(const char *text, int len, const MrTextOrigin *origin);
+
+/* error position helpers (mr_errpos.c) */
+typedef struct MrErrPosContext
+{
+	const char *text;			/* the text positions refer to */
+	int			textlen;
+	const MrTextOrigin *origin;
+	/* a fragment built as prefix + text[span] + suffix for PostgreSQL's parser */
+	int			frag_prefix_bytes;
+	int			frag_span_start;	/* byte offset in text of the span */
+	int			frag_span_bytes;
+	const char *frag;
+	ErrorContextCallback cb;
+} MrErrPosContext;
+
+extern int	mr_errpos_char(const char *text, int byteoff);
+extern void mr_report_position(const char *text, int byteoff,
+							   const MrTextOrigin *origin);
+extern void mr_errpos_push(MrErrPosContext *ctx, const char *text, int textlen,
+						   const MrTextOrigin *origin, const char *frag,
+						   int prefix_bytes, int span_start, int span_bytes);
+extern void mr_errpos_pop(MrErrPosContext *ctx);
+extern void mr_raise_core_error(const MrError *err, const char *text,
+								const MrTextOrigin *origin);
+
+#endif							/* MR_BIND_H */
