@@ -88,7 +88,17 @@ mr_build_install()
 	mr_log "build (WERROR=$werror)"
 	make -s clean PG_CONFIG="$MR_PG_CONFIG" || return 1
 	make PG_CONFIG="$MR_PG_CONFIG" WERROR="$werror" || return 1
+	# Remove what an earlier install left (an install script since renamed,
+	# say), so the tests see exactly this tree, as on a fresh machine.
 	mr_log "install"
+	local sharedir pkglibdir
+	sharedir=$("$MR_PG_CONFIG" --sharedir) || return 1
+	pkglibdir=$("$MR_PG_CONFIG" --pkglibdir) || return 1
+	mr_as_root rm -rf "$sharedir"/extension/match_recognize.control \
+		"$sharedir"/extension/match_recognize--*.sql \
+		"$pkglibdir"/match_recognize.so \
+		"$pkglibdir"/bitcode/match_recognize \
+		"$pkglibdir"/bitcode/match_recognize.index.bc || return 1
 	mr_as_root make install PG_CONFIG="$MR_PG_CONFIG" || return 1
 }
 
