@@ -367,7 +367,7 @@ is_aggregate_call(FuncCall *fc)
 	if (fc->agg_star || fc->agg_distinct || fc->agg_order != NIL ||
 		fc->agg_filter != NULL || fc->agg_within_group)
 		return true;
-	cands = FuncnameGetCandidates(fc->funcname, -1, NIL, true, true, false, true);
+	cands = FuncnameGetCandidates(fc->funcname, -1, NIL, false, false, false, true);
 	for (; cands; cands = cands->next)
 		if (get_func_prokind(cands->oid) == PROKIND_AGGREGATE)
 			return true;
@@ -910,17 +910,18 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 				(errcode(ERRCODE_GROUPING_ERROR),
 				 errmsg("aggregate functions cannot be used inside navigation functions"),
 				 cx_position(cx, exprLocation(raw))));
-	if (qry->hasSubLinks)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("subqueries inside navigation functions are not supported"),
-				 cx_position(cx, exprLocation(raw))));
 	tle = linitial(qry->targetList);
-	e = expression_planner(tle->expr);
 	r->column = -1;
+	r->type = exprType((Node *) tle->expr);
+	r->typmod = exprTypmod((Node *) tle->expr);
+	if (qry->hasSubLinks)
+	{
+		/* uncorrelated subqueries: run as a tiny planned query */
+		r->plan = pg_plan_query(qry, cx->frag, 0, NULL);
+		return;
+	}
+	e = expression_planner(tle->expr);
 	r->expr = e;
-	r->type = exprType((Node *) e);
-	r->typmod = exprTypmod((Node *) e);
 	r->state = ExecInitExpr(e, NULL);
 }
 

@@ -58,6 +58,8 @@ typedef struct MrRowExpr
 	bool		uses_classifier;
 	Oid			type;
 	int32		typmod;
+	PlannedStmt *plan;			/* with sublinks: runs as a planned query */
+	QueryDesc  *qdesc;			/* started lazily at run time */
 } MrRowExpr;
 
 typedef struct MrSlot

@@ -103,6 +103,8 @@ typedef struct MatchView
 } MatchView;
 
 static void drive(MrRuntime *rt);
+static Datum eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
+						  ParamListInfo params, bool *isnull);
 
 /* ---------- row window ---------- */
 
@@ -232,11 +234,54 @@ eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_num
 	}
 	rt->rowparams->params[natts + 1].value = Int64GetDatum(match_number);
 	rt->rowparams->params[natts + 1].isnull = false;
+	if (r->plan)
+		return eval_planned(rt, r->plan, &r->qdesc, rt->rowparams, isnull);
 	rt->econtext->ecxt_param_list_info = rt->rowparams;
 	return ExecEvalExpr(r->state, rt->econtext, isnull);
 }
 
 /* ---------- lowered expressions ---------- */
+
+/*
+ * Expressions with (uncorrelated) subqueries run as a one-row planned query
+ * whose executor is started once and rescanned per evaluation; the
+ * parameters are read afresh each time, initplans are computed once.
+ */
+static Datum
+eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
+			 ParamListInfo params, bool *isnull)
+{
+	TupleTableSlot *slot;
+	MemoryContext old;
+	Datum		d;
+
+	if (*qdp == NULL)
+	{
+		old = MemoryContextSwitchTo(rt->cxt);
+		*qdp = CreateQueryDesc(plan, "MATCH_RECOGNIZE expression",
+							   GetActiveSnapshot(), InvalidSnapshot,
+							   None_Receiver, params, NULL, 0);
+		ExecutorStart(*qdp, 0);
+		rt->subplan_qds = lappend(rt->subplan_qds, qdp);
+		MemoryContextSwitchTo(old);
+	}
+	else
+		ExecReScan((*qdp)->planstate);
+	slot = ExecProcNode((*qdp)->planstate);
+	if (TupIsNull(slot))
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	d = slot_getattr(slot, 1, isnull);
+	if (!*isnull)
+	{
+		Form_pg_attribute a = TupleDescAttr(slot->tts_tupleDescriptor, 0);
+
+		d = datumCopy(d, a->attbyval, a->attlen);
+	}
+	return d;
+}
 
 static Datum
 eval_lowered(MrRuntime *rt, MrLowered *lw, bool *isnull)
@@ -246,39 +291,7 @@ eval_lowered(MrRuntime *rt, MrLowered *lw, bool *isnull)
 		rt->econtext->ecxt_param_list_info = lw->params;
 		return ExecEvalExpr(lw->state, rt->econtext, isnull);
 	}
-	else
-	{
-		TupleTableSlot *slot;
-		MemoryContext old;
-		Datum		d;
-
-		if (lw->qdesc == NULL)
-		{
-			old = MemoryContextSwitchTo(rt->cxt);
-			lw->qdesc = CreateQueryDesc(lw->plan, "MATCH_RECOGNIZE expression",
-										GetActiveSnapshot(), InvalidSnapshot,
-										None_Receiver, lw->params, NULL, 0);
-			ExecutorStart(lw->qdesc, 0);
-			rt->subplan_qds = lappend(rt->subplan_qds, lw->qdesc);
-			MemoryContextSwitchTo(old);
-		}
-		else
-			ExecReScan(lw->qdesc->planstate);
-		slot = ExecProcNode(lw->qdesc->planstate);
-		if (TupIsNull(slot))
-		{
-			*isnull = true;
-			return (Datum) 0;
-		}
-		d = slot_getattr(slot, 1, isnull);
-		if (!*isnull)
-		{
-			Form_pg_attribute a = TupleDescAttr(slot->tts_tupleDescriptor, 0);
-
-			d = datumCopy(d, a->attbyval, a->attlen);
-		}
-		return d;
-	}
+	return eval_planned(rt, lw->plan, &lw->qdesc, lw->params, isnull);
 }
 
 static void
@@ -1103,19 +1116,14 @@ mr_runtime_destroy(MrRuntime *rt)
 
 	foreach(lc, rt->subplan_qds)
 	{
-		QueryDesc  *qd = lfirst(lc);
+		QueryDesc **qdp = lfirst(lc);
 
-		ExecutorFinish(qd);
-		ExecutorEnd(qd);
-		FreeQueryDesc(qd);
+		ExecutorFinish(*qdp);
+		ExecutorEnd(*qdp);
+		FreeQueryDesc(*qdp);
+		*qdp = NULL;
 	}
 	rt->subplan_qds = NIL;
-	/* lowered expressions keep their QueryDesc pointer; forget it */
-	for (int i = 0; i < rt->q->clause->nmeasures; i++)
-		rt->q->measures[i]->qdesc = NULL;
-	for (int i = 0; i < rt->q->clause->nvars; i++)
-		if (rt->q->defines[i])
-			rt->q->defines[i]->qdesc = NULL;
 	FreeExprContext(rt->econtext, true);
 }
 

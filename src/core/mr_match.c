@@ -34,9 +34,10 @@ struct MrMatcher
 
 	Thread	   *clist;
 	int64_t		nc;
+	int64_t		ccap;
 	Thread	   *nlist;
 	int64_t		nn;
-	int64_t		cap;
+	int64_t		ncap;
 
 	int64_t		cur;			/* next row to feed */
 	bool		finished;		/* finish() called since reset */
@@ -122,19 +123,19 @@ hist_ref(MrHist *h)
 
 /* ---------- lists ---------- */
 
+/* grow one thread list; never the one being iterated */
 static void
-ensure_cap(MrMatcher *m, int64_t need)
+grow_list(Thread **list, int64_t *cap, int64_t need)
 {
 	int64_t		ncap;
 
-	if (need <= m->cap)
+	if (need <= *cap)
 		return;
-	ncap = m->cap * 2;
+	ncap = *cap * 2;
 	if (ncap < need)
 		ncap = need;
-	m->clist = mr_realloc(m->clist, sizeof(Thread) * (size_t) ncap);
-	m->nlist = mr_realloc(m->nlist, sizeof(Thread) * (size_t) ncap);
-	m->cap = ncap;
+	*list = mr_realloc(*list, sizeof(Thread) * (size_t) ncap);
+	*cap = ncap;
 }
 
 static void
@@ -142,8 +143,8 @@ nlist_append(MrMatcher *m, int32_t pc, int64_t start, MrHist *hist, int64_t len)
 {
 	Thread	   *t;
 
-	if (m->nn >= m->cap)
-		ensure_cap(m, m->nn + 1);
+	if (m->nn >= m->ncap)
+		grow_list(&m->nlist, &m->ncap, m->nn + 1);
 	t = &m->nlist[m->nn++];
 	t->pc = pc;
 	t->start = start;
@@ -164,10 +165,13 @@ static void
 swap_lists(MrMatcher *m)
 {
 	Thread	   *t = m->clist;
+	int64_t		c = m->ccap;
 
 	m->clist = m->nlist;
+	m->ccap = m->ncap;
 	m->nc = m->nn;
 	m->nlist = t;
+	m->ncap = c;
 	m->nn = 0;
 	if (m->nc > m->stats.peak_threads)
 		m->stats.peak_threads = m->nc;
@@ -188,8 +192,8 @@ mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
 	m->pstart = mr_new_array(int64_t, n);
 	/* each pc is pushed at most once per closure, plus one pending y each */
 	m->stack = mr_new_array(int32_t, 2 * n + 2);
-	m->cap = 0;
-	ensure_cap(m, 16);
+	grow_list(&m->clist, &m->ccap, 16);
+	grow_list(&m->nlist, &m->ncap, 16);
 	m->cgen = 1;
 	m->pgen = 1;
 	mr_matcher_reset(m, 0);
@@ -346,17 +350,14 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 	 */
 	if (!m->has_best)
 	{
-		Thread	   *t;
-
 		m->nn = 0;
 		closure(m, 0, pos, NULL, 0, pos);
 		/* append the new threads to clist */
-		ensure_cap(m, m->nc + m->nn);
+		grow_list(&m->clist, &m->ccap, m->nc + m->nn);
 		for (i = 0; i < m->nn; i++)
 			m->clist[m->nc + i] = m->nlist[i];
 		m->nc += m->nn;
 		m->nn = 0;
-		(void) t;
 	}
 
 	/* consume row pos */
