@@ -86,7 +86,11 @@ class Psql:
         return out
 
     def wait_ready(self, seconds=60):
-        """After a backend crash the server restarts: wait until it answers."""
+        """After a backend crash the server restarts: wait until it answers.
+        The first pause lets the postmaster notice the crash and start its
+        reset, so that a connection slipping in before it is not taken as
+        the server being back."""
+        time.sleep(1.0)
         deadline = time.time() + seconds
         while True:
             try:
@@ -343,7 +347,14 @@ def run_case(db, n, case, verbose):
     for name, columns, rows in extra_tables(case):
         setup.append(table_sql(name, columns, rows))
     try:
-        db.run("\n".join(setup))
+        try:
+            db.run("\n".join(setup))
+        except PsqlError as e:
+            if e.sqlstate is not None:
+                raise
+            # the server may still be restarting after an earlier case crashed it
+            db.wait_ready()
+            db.run("\n".join(setup))
     except PsqlError as e:
         return "fail", "setup failed: " + short(e.text)
 
