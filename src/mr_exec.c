@@ -708,9 +708,10 @@ restart_aggs(MrRuntime *rt)
 /* ---------- output rows ---------- */
 
 static void
-emit_row(MrRuntime *rt, int64 pos, bool with_measures)
+emit_row(MrRuntime *rt, int64 pos, bool with_measures, const MrMatch *m)
 {
 	MrQuery    *q = rt->q;
+	MrEmitInfo	info;
 	MrRow	   *row = row_known(rt, pos) ? row_at(rt, pos) : NULL;
 	int			i;
 
@@ -750,7 +751,11 @@ emit_row(MrRuntime *rt, int64 pos, bool with_measures)
 			rt->out_nulls[i] = true;
 		}
 	}
-	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls);
+	info.match_number = m ? m->number : -1;
+	info.match_start = m ? m->start : -1;
+	info.match_end = m ? m->end : -1;
+	info.row = pos;
+	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls, &info);
 	rt->stats.rows_out++;
 }
 
@@ -763,7 +768,7 @@ emit_unmatched_upto(MrRuntime *rt, int64 upto)
 
 		for (r = Max(rt->unmatched_from, rt->covered_upto); r < upto; r++)
 		{
-			emit_row(rt, r, false);
+			emit_row(rt, r, false, NULL);
 			MemoryContextReset(rt->evalcxt);
 		}
 	}
@@ -793,7 +798,7 @@ emit_match(MrRuntime *rt, MrMatch *m)
 		mv.current = m->end - 1;
 		mv.vend = m->end;
 		eval_measures(rt, &mv);
-		emit_row(rt, -1, true);
+		emit_row(rt, -1, true, m);
 	}
 	else if (m->end == m->start)
 	{
@@ -802,7 +807,7 @@ emit_match(MrRuntime *rt, MrMatch *m)
 			mv.current = m->start;
 			mv.vend = m->start;
 			eval_measures(rt, &mv);
-			emit_row(rt, m->start, true);
+			emit_row(rt, m->start, true, m);
 		}
 	}
 	else
@@ -818,7 +823,7 @@ emit_match(MrRuntime *rt, MrMatch *m)
 			mv.current = r;
 			mv.vend = r + 1;
 			eval_measures(rt, &mv);
-			emit_row(rt, r, true);
+			emit_row(rt, r, true, m);
 			MemoryContextReset(rt->evalcxt);
 		}
 	}
@@ -1125,6 +1130,33 @@ mr_runtime_destroy(MrRuntime *rt)
 	}
 	rt->subplan_qds = NIL;
 	FreeExprContext(rt->econtext, true);
+}
+
+int64
+mr_runtime_expire_before(MrRuntime *rt, int64 first_alive)
+{
+	int64		n;
+	MemoryContext old = MemoryContextSwitchTo(rt->cxt);
+
+	n = mr_matcher_expire_before(rt->matcher, first_alive);
+	MemoryContextSwitchTo(old);
+	if (n > 0)
+		drive(rt);
+	return n;
+}
+
+int64
+mr_runtime_retained_from(MrRuntime *rt)
+{
+	int64		from = Min(rt->unmatched_from, mr_matcher_earliest_live(rt->matcher)) - rt->q->max_prev;
+
+	return Max(from, rt->buf_first);
+}
+
+int64
+mr_runtime_partition_rows(MrRuntime *rt)
+{
+	return rt->nrows;
 }
 
 void

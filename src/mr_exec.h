@@ -14,7 +14,23 @@
 
 #include "mr_bind.h"
 
-typedef void (*MrEmitFn) (void *arg, Datum *values, bool *nulls);
+/*
+ * Where an output row came from: its match (number within the partition,
+ * first row, one past the last row; all -1 for an unmatched row) and the
+ * input row it was produced for (-1 for ONE ROW PER MATCH).  Row numbers
+ * count from 0 within the partition, so (partition, match_start) is a
+ * deterministic identity of a match.
+ */
+typedef struct MrEmitInfo
+{
+	int64		match_number;
+	int64		match_start;
+	int64		match_end;
+	int64		row;
+} MrEmitInfo;
+
+typedef void (*MrEmitFn) (void *arg, Datum *values, bool *nulls,
+						  const MrEmitInfo *info);
 
 typedef struct MrRuntime MrRuntime;
 
@@ -38,6 +54,22 @@ extern void mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot);
 
 /* end of input: settle the last partition */
 extern void mr_runtime_finish(MrRuntime *rt);
+
+/*
+ * Streaming: drop every live partial match that started before row `first_alive`, because
+ * its WITHIN window has closed; a pending match then becomes decided and is
+ * emitted.  Returns the number of partial matches dropped.
+ */
+extern int64 mr_runtime_expire_before(MrRuntime *rt, int64 first_alive);
+
+/*
+ * The first row (partition row number) that the runtime may still need;
+ * rows before it can be forgotten by a caller that persists rows.
+ */
+extern int64 mr_runtime_retained_from(MrRuntime *rt);
+
+/* rows pushed into the current partition so far */
+extern int64 mr_runtime_partition_rows(MrRuntime *rt);
 
 /* release executor resources (sub-plans) */
 extern void mr_runtime_destroy(MrRuntime *rt);

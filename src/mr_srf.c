@@ -27,7 +27,7 @@ typedef struct SrfSink
 } SrfSink;
 
 static void
-srf_emit(void *arg, Datum *values, bool *nulls)
+srf_emit(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 {
 	SrfSink    *sink = (SrfSink *) arg;
 
