@@ -23,7 +23,8 @@
  *
  *  - an input that names a CTE of an enclosing WITH gets the CTE inlined,
  *	  "(body) AS name[(cols)]", or, when it needs further CTEs (or is
- *	  recursive), "(WITH <those CTEs> SELECT * FROM <input>) AS name";
+ *	  recursive), "(WITH <those CTEs> SELECT * FROM <input>) AS name"; an
+ *	  input subquery that refers to CTEs is wrapped the same way;
  *  - an input that itself contains MATCH_RECOGNIZE items (a subquery, or an
  *	  inlined CTE) has those rewritten first, recursively (memoized per
  *	  item, since a CTE may be inlined into several items).
@@ -217,6 +218,8 @@ mr_build_from_item(MrRewriter *rw, int i, bool *as_written)
 			appendStringInfoString(&buf, " AS ");
 			mr_append_span(&buf, rw, o->input_name);
 		}
+		else
+			appendStringInfoString(&buf, " AS " MR_INPUT_ALIAS);
 	}
 
 	appendStringInfoChar(&buf, ' ');
@@ -304,6 +307,13 @@ mr_replacement(MrRewriter *rw, int i)
 	for (col = 0; col < td->natts; col++)
 		if (!TupleDescAttr(td, col)->attisdropped)
 			natts++;
+	if (natts == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("MATCH_RECOGNIZE without result columns cannot be rewritten"),
+				 errdetail("A column definition list cannot be empty."),
+				 errhint("Add MEASURES, PARTITION BY or ALL ROWS PER MATCH."),
+				 mr_rewrite_errposition(rw, o->clause.start)));
 	if (o->nalias_colnames > natts)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
