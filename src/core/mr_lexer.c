@@ -208,40 +208,44 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 	if (c == '"')
 	{
 		int			q = lx->pos + 1;
-		char	   *buf = mr_alloc(lx->len - q + 1);
+		int			close;
+		char	   *buf;
 		int			n = 0;
 
-		for (;;)
+		/* find the closing quote first: allocate only what is needed */
+		for (close = q;; close++)
 		{
-			if (q >= lx->len)
+			if (close >= lx->len)
 			{
-				mr_free(buf);
 				mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
 							 "unterminated quoted identifier");
 				return false;
 			}
-			if (lx->text[q] == '"')
+			if (lx->text[close] == '"')
 			{
-				if (q + 1 < lx->len && lx->text[q + 1] == '"')
+				if (close + 1 < lx->len && lx->text[close + 1] == '"')
 				{
-					buf[n++] = '"';
-					q += 2;
+					close++;
 					continue;
 				}
-				q++;
 				break;
 			}
-			buf[n++] = lx->text[q++];
 		}
-		buf[n] = '\0';
-		if (n == 0)
+		if (close == q)
 		{
-			mr_free(buf);
 			mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
 						 "zero-length delimited identifier");
 			return false;
 		}
-		lx->pos = q;
+		buf = mr_alloc(close - q + 1);
+		while (q < close)
+		{
+			if (lx->text[q] == '"')
+				q++;			/* the first of a doubled quote */
+			buf[n++] = lx->text[q++];
+		}
+		buf[n] = '\0';
+		lx->pos = close + 1;
 		tok->kind = MR_TOK_QIDENT;
 		tok->ident = buf;
 		goto done;
@@ -325,13 +329,13 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 		tok->kind = MR_TOK_PUNCT;
 		goto done;
 	}
-	if (strchr("()[]{},;.:", c))
+	if (c != '\0' && strchr("()[]{},;.:", c))
 	{
 		lx->pos++;
 		tok->kind = MR_TOK_PUNCT;
 		goto done;
 	}
-	if (strchr(OP_CHARS, c))
+	if (c != '\0' && strchr(OP_CHARS, c))
 	{
 		lx->pos++;
 		if (!lx->pattern_mode)

@@ -1,0 +1,1615 @@
+/*-------------------------------------------------------------------------
+ * mr_clause_parse.c
+ *	  Parser for "<input> MATCH_RECOGNIZE ( ... ) [[AS] alias]" (see
+ *	  mr_clause.h for the result).
+ *
+ * A hand-written recursive-descent parser over the tokens of mr_lexer.c with
+ * one token of lookahead (plus an occasional non-consuming peek).  The
+ * clause's own grammar is recognised here; expressions (PARTITION BY,
+ * ORDER BY, MEASURES, WITHIN, DEFINE) are only delimited, by scanning tokens
+ * while keeping the depth of ( and [, and are kept as spans of the text for
+ * PostgreSQL's parser.
+ *
+ * Errors follow PostgreSQL: the whole clause is first checked for syntax
+ * ("syntax error at or near ..."), and only then are names resolved (AFTER
+ * MATCH SKIP target, SUBSET, DEFINE), so a syntax error anywhere wins over a
+ * naming error.  Quantifier bounds and the nesting cap are reported as soon
+ * as they are seen.
+ *
+ * Recursion happens only in the row pattern and is bounded by the input's
+ * nesting, which is capped at MR_MAX_PATTERN_DEPTH.  Nothing is freed
+ * explicitly: everything is allocated with mr_alloc (palloc in the server).
+ *-------------------------------------------------------------------------
+ */
+#include "mr_clause.h"
+#include "mr_lexer.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define MR_MAX_PATTERN_DEPTH	1000
+#define MR_MAX_QUANT_BOUND		1000000000
+
+/* longest token text quoted in a syntax error message */
+#define MR_ERR_TOKEN_MAX		200
+
+typedef enum SpanKind
+{
+	SPAN_PARTITION,
+	SPAN_ORDER,
+	SPAN_MEASURE,
+	SPAN_WITHIN,
+	SPAN_DEFINE
+} SpanKind;
+
+/* a SUBSET as written, resolved after the syntax check */
+typedef struct RawSubset
+{
+	MrName	   *members;
+	int			nmembers;
+} RawSubset;
+
+typedef struct Parser
+{
+	const char *text;
+	int			len;
+	MrLexer		lx;
+	MrToken		tok;			/* current token (lookahead) */
+	MrError    *err;
+	MrClause   *c;
+
+	int			depth;			/* pattern nesting */
+	int			excl_pos;		/* first {- in PATTERN, or -1 */
+
+	int			vars_cap;
+	int			partition_cap;
+	int			order_cap;
+	int			measures_cap;
+	int			subsets_cap;
+	int			defines_cap;
+
+	RawSubset  *raw_subsets;	/* parallel to c->subsets */
+	int			raw_subsets_cap;
+	MrName	   *define_names;	/* parallel to c->defines */
+	int			define_names_cap;
+} Parser;
+
+static bool parse_alt(Parser *p, MrPattern **out);
+
+/* ----------------------------------------------------------------
+ * small helpers
+ * ----------------------------------------------------------------
+ */
+
+/* make room for one more element of size elsize in *arr (n used, *cap) */
+static void *
+grow(void *arr, int n, int *cap, size_t elsize)
+{
+	int			ncap;
+	char	   *na;
+
+	if (n < *cap)
+		return arr;
+	ncap = (*cap > 0) ? *cap * 2 : 4;
+	if (arr == NULL)
+		na = mr_alloc(elsize * (size_t) ncap);
+	else
+	{
+		na = mr_realloc(arr, elsize * (size_t) ncap);
+		/* realloc does not zero the new part in every host */
+		memset(na + elsize * (size_t) *cap, 0, elsize * (size_t) (ncap - *cap));
+	}
+	*cap = ncap;
+	return na;
+}
+
+static char *
+ascii_fold(const char *s, bool upper)
+{
+	size_t		n = strlen(s);
+	char	   *r = mr_strndup(s, n);
+	size_t		i;
+
+	for (i = 0; i < n; i++)
+	{
+		if (upper && r[i] >= 'a' && r[i] <= 'z')
+			r[i] = (char) (r[i] - 'a' + 'A');
+		else if (!upper && r[i] >= 'A' && r[i] <= 'Z')
+			r[i] = (char) (r[i] - 'A' + 'a');
+	}
+	return r;
+}
+
+static bool
+is_name_token(const MrToken *t)
+{
+	return t->kind == MR_TOK_IDENT || t->kind == MR_TOK_QIDENT;
+}
+
+/*
+ * Fill an MrName from an IDENT/QIDENT token.  upper: normalise the pattern
+ * variable way (upper case unless quoted), else the column way (lower case
+ * unless quoted).
+ */
+static void
+make_name(const MrToken *t, bool upper, MrName *n)
+{
+	n->name = t->ident;
+	n->quoted = (t->kind == MR_TOK_QIDENT);
+	n->norm = n->quoted ? mr_strndup(t->ident, strlen(t->ident))
+		: ascii_fold(t->ident, upper);
+	n->pos = t->start;
+}
+
+/* ----------------------------------------------------------------
+ * tokens and syntax errors
+ * ----------------------------------------------------------------
+ */
+
+static bool
+advance(Parser *p)
+{
+	return mr_lex_next(&p->lx, &p->tok);
+}
+
+/* look at the token after the current one without consuming anything */
+static void
+peek(Parser *p, MrToken *out)
+{
+	MrLexer		save = p->lx;
+	MrError		saveerr = *p->err;
+
+	if (!mr_lex_next(&p->lx, out))
+	{
+		/* the error is reported again when the token is really read */
+		*p->err = saveerr;
+		out->kind = MR_TOK_EOF;
+		out->ident = NULL;
+	}
+	p->lx = save;
+}
+
+static bool
+syntax_error_at(Parser *p, const MrToken *t)
+{
+	if (t->kind == MR_TOK_EOF)
+		mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->len,
+					 "syntax error at end of input");
+	else
+	{
+		int			n = mr_tok_len(t);
+
+		if (n > MR_ERR_TOKEN_MAX)
+		{
+			n = MR_ERR_TOKEN_MAX;
+			/* do not cut a UTF-8 sequence */
+			while (n > 0 && (((unsigned char) p->text[t->start + n]) & 0xC0) == 0x80)
+				n--;
+		}
+		mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, t->start,
+					 "syntax error at or near \"%.*s\"", n, p->text + t->start);
+	}
+	return false;
+}
+
+static bool
+syntax_error(Parser *p)
+{
+	return syntax_error_at(p, &p->tok);
+}
+
+static bool
+is_kw(Parser *p, const char *kw)
+{
+	return mr_tok_is_keyword(&p->tok, kw);
+}
+
+static bool
+is_punct(Parser *p, const char *s)
+{
+	return mr_tok_is(&p->lx, &p->tok, s);
+}
+
+/* consume keyword kw or fail with a syntax error */
+static bool
+expect_kw(Parser *p, const char *kw)
+{
+	if (!is_kw(p, kw))
+		return syntax_error(p);
+	return advance(p);
+}
+
+static bool
+expect_punct(Parser *p, const char *s)
+{
+	if (!is_punct(p, s))
+		return syntax_error(p);
+	return advance(p);
+}
+
+/* an identifier usable as an alias (anything but MATCH_RECOGNIZE) */
+static bool
+is_alias_token(const MrToken *t)
+{
+	return t->kind == MR_TOK_QIDENT ||
+		(t->kind == MR_TOK_IDENT && !mr_tok_is_keyword(t, "MATCH_RECOGNIZE"));
+}
+
+/*
+ * Parse "[AS] alias [( col, ... )]" if present.  *span is set to the alias
+ * and its column list (start == end == -1 when there is none).
+ */
+static bool
+parse_opt_alias(Parser *p, MrSpan *span)
+{
+	span->start = span->end = -1;
+	if (is_kw(p, "AS"))
+	{
+		if (!advance(p))
+			return false;
+		if (!is_alias_token(&p->tok))
+			return syntax_error(p);
+	}
+	else if (!is_alias_token(&p->tok))
+		return true;
+
+	span->start = p->tok.start;
+	span->end = p->tok.end;
+	if (!advance(p))
+		return false;
+	if (is_punct(p, "("))
+	{
+		if (!advance(p))
+			return false;
+		for (;;)
+		{
+			if (!is_name_token(&p->tok))
+				return syntax_error(p);
+			if (!advance(p))
+				return false;
+			if (is_punct(p, ","))
+			{
+				if (!advance(p))
+					return false;
+				continue;
+			}
+			if (!is_punct(p, ")"))
+				return syntax_error(p);
+			span->end = p->tok.end;
+			return advance(p);
+		}
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ * expression spans
+ * ----------------------------------------------------------------
+ */
+
+static bool
+is_section_keyword(const MrToken *t)
+{
+	static const char *const kws[] = {
+		"PARTITION", "ORDER", "MEASURES", "ONE", "ALL", "AFTER", "PATTERN",
+		"WITHIN", "SUBSET", "DEFINE", NULL
+	};
+	int			i;
+
+	if (t->kind != MR_TOK_IDENT)
+		return false;
+	for (i = 0; kws[i]; i++)
+		if (mr_tok_is_keyword(t, kws[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Could the token end an operand, so that a following word cannot continue
+ * the expression?  Keywords after which an operand follows say no.
+ */
+static bool
+ends_operand(const MrLexer *lx, const MrToken *t)
+{
+	static const char *const kws[] = {
+		"AND", "OR", "NOT", "IS", "IN", "LIKE", "ILIKE", "SIMILAR", "BETWEEN",
+		"SYMMETRIC", "ASYMMETRIC", "CASE", "WHEN", "THEN", "ELSE", "ESCAPE",
+		"TO", "AS", "SELECT", "WHERE", "FROM", "ON", "USING", "DISTINCT",
+		"ANY", "SOME", "ALL", "EXISTS", "INTERVAL", "ARRAY", "ROW", "AT",
+		"ZONE", "OVERLAPS", "COLLATE", "OPERATOR", "RUNNING", "FINAL", "BY",
+		"WITHIN", "GROUP", "FILTER", "OVER", "VARIADIC", NULL
+	};
+	int			i;
+
+	switch (t->kind)
+	{
+		case MR_TOK_NUMBER:
+		case MR_TOK_STRING:
+		case MR_TOK_QIDENT:
+		case MR_TOK_PARAM:
+			return true;
+		case MR_TOK_IDENT:
+			for (i = 0; kws[i]; i++)
+				if (mr_tok_is_keyword(t, kws[i]))
+					return false;
+			return true;
+		case MR_TOK_PUNCT:
+			return mr_tok_is(lx, t, ")") || mr_tok_is(lx, t, "]");
+		default:
+			return false;
+	}
+}
+
+/*
+ * Does a later or earlier section of the clause start at the current token
+ * (at depth 0 inside an expression)?  Only combinations that cannot continue
+ * a valid expression count, so that e.g. "x > ALL (...)" or a function called
+ * pattern() are left alone.
+ */
+static bool
+section_starts_here(Parser *p, const MrToken *prev)
+{
+	MrToken		next;
+
+	if (p->tok.kind != MR_TOK_IDENT || !is_section_keyword(&p->tok))
+		return false;
+	peek(p, &next);
+	if (is_kw(p, "PARTITION") || is_kw(p, "ORDER"))
+		return mr_tok_is_keyword(&next, "BY");
+	if (is_kw(p, "ONE"))
+		return mr_tok_is_keyword(&next, "ROW");
+	if (is_kw(p, "ALL"))
+		return mr_tok_is_keyword(&next, "ROWS");
+	if (is_kw(p, "AFTER"))
+		return mr_tok_is_keyword(&next, "MATCH");
+	if (prev == NULL || !ends_operand(&p->lx, prev))
+		return false;
+	if (is_kw(p, "WITHIN"))
+		return !mr_tok_is_keyword(&next, "GROUP");
+	return true;				/* MEASURES, PATTERN, SUBSET, DEFINE */
+}
+
+static bool
+span_stops(Parser *p, SpanKind kind, const MrToken *prev)
+{
+	const MrToken *t = &p->tok;
+
+	if (is_punct(p, ")"))
+		return true;
+	switch (kind)
+	{
+		case SPAN_PARTITION:
+			return is_punct(p, ",") || is_section_keyword(t);
+		case SPAN_ORDER:
+			return is_punct(p, ",") || is_section_keyword(t) ||
+				is_kw(p, "ASC") || is_kw(p, "DESC") || is_kw(p, "NULLS");
+		case SPAN_MEASURE:
+			return is_kw(p, "AS") || is_punct(p, ",") ||
+				section_starts_here(p, prev);
+		case SPAN_WITHIN:
+			return is_kw(p, "SUBSET") || is_kw(p, "DEFINE") ||
+				section_starts_here(p, prev);
+		case SPAN_DEFINE:
+			return is_punct(p, ",") || section_starts_here(p, prev);
+	}
+	return true;
+}
+
+/*
+ * Scan an expression up to (not including) a stop token of its section at
+ * depth 0.  The span must not be empty.
+ */
+static bool
+scan_span(Parser *p, SpanKind kind, MrSpan *out)
+{
+	int			depth = 0;
+	int			start = -1;
+	int			end = -1;
+	MrToken		prev;
+	bool		have_prev = false;
+
+	for (;;)
+	{
+		MR_CHECK_INTERRUPTS();
+		if (p->tok.kind == MR_TOK_EOF)
+			return syntax_error(p);
+		if (depth == 0 && span_stops(p, kind, have_prev ? &prev : NULL))
+			break;
+		if (is_punct(p, "(") || is_punct(p, "["))
+			depth++;
+		else if (is_punct(p, ")") || is_punct(p, "]"))
+		{
+			if (depth == 0)
+				return syntax_error(p);	/* a stray ] */
+			depth--;
+		}
+		if (start < 0)
+			start = p->tok.start;
+		end = p->tok.end;
+		prev = p->tok;
+		have_prev = true;
+		if (!advance(p))
+			return false;
+	}
+	if (start < 0)
+		return syntax_error(p);
+	out->start = start;
+	out->end = end;
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ * the row pattern
+ * ----------------------------------------------------------------
+ */
+
+static MrPattern *
+new_node(MrPatternKind kind, int pos)
+{
+	MrPattern  *n = mr_new(MrPattern);
+
+	n->kind = kind;
+	n->pos = pos;
+	n->var = -1;
+	return n;
+}
+
+static void
+add_child(MrPattern *parent, MrPattern *child, int *cap)
+{
+	parent->children = grow(parent->children, parent->nchildren, cap,
+							sizeof(MrPattern *));
+	parent->children[parent->nchildren++] = child;
+}
+
+static int
+add_var(Parser *p, const MrToken *t)
+{
+	MrClause   *c = p->c;
+	MrName		n;
+	int			i;
+
+	make_name(t, true, &n);
+	for (i = 0; i < c->nvars; i++)
+		if (strcmp(c->vars[i].norm, n.norm) == 0)
+			return i;
+	c->vars = grow(c->vars, c->nvars, &p->vars_cap, sizeof(MrName));
+	c->vars[c->nvars] = n;
+	return c->nvars++;
+}
+
+static bool
+is_quant_start(Parser *p)
+{
+	MrToken		next;
+
+	if (is_punct(p, "*") || is_punct(p, "+") || is_punct(p, "?"))
+		return true;
+	if (!is_punct(p, "{"))
+		return false;
+	/* "{-" opens an exclusion, it is not a quantifier */
+	peek(p, &next);
+	return !mr_tok_is(&p->lx, &next, "-");
+}
+
+/* an unsigned decimal quantifier bound */
+static bool
+parse_bound(Parser *p, int *out)
+{
+	const MrToken *t = &p->tok;
+	int			i;
+	int			first;
+	long long	v = 0;
+
+	if (t->kind != MR_TOK_NUMBER)
+		return syntax_error(p);
+	for (i = t->start; i < t->end; i++)
+		if (p->text[i] < '0' || p->text[i] > '9')
+			return syntax_error(p);
+	first = t->start;
+	while (first < t->end - 1 && p->text[first] == '0')
+		first++;
+	if (t->end - first > 10)
+		v = (long long) MR_MAX_QUANT_BOUND + 1;
+	else
+		for (i = first; i < t->end; i++)
+			v = v * 10 + (p->text[i] - '0');
+	if (v > MR_MAX_QUANT_BOUND)
+	{
+		int			n = t->end - first;
+
+		if (n > MR_ERR_TOKEN_MAX)
+			n = MR_ERR_TOKEN_MAX;
+		mr_error_set(p->err, MR_SQLSTATE_PROGRAM_LIMIT, t->start,
+					 "quantifier bound %.*s is too large", n, p->text + first);
+		return false;
+	}
+	*out = (int) v;
+	return advance(p);
+}
+
+/* quantifier := ( * | + | ? | { [n] [, [m]] } ) [ ? ] */
+static bool
+parse_quantifier(Parser *p, MrPattern *q)
+{
+	int			qpos = p->tok.start;
+
+	if (is_punct(p, "*"))
+	{
+		q->min = 0;
+		q->max = MR_QUANT_INF;
+	}
+	else if (is_punct(p, "+"))
+	{
+		q->min = 1;
+		q->max = MR_QUANT_INF;
+	}
+	else if (is_punct(p, "?"))
+	{
+		q->min = 0;
+		q->max = 1;
+	}
+	else
+	{
+		bool		have_n = false;
+
+		/* '{' */
+		if (!advance(p))
+			return false;
+		q->min = 0;
+		q->max = MR_QUANT_INF;
+		if (p->tok.kind == MR_TOK_NUMBER)
+		{
+			if (!parse_bound(p, &q->min))
+				return false;
+			q->max = q->min;
+			have_n = true;
+		}
+		if (is_punct(p, ","))
+		{
+			if (!advance(p))
+				return false;
+			q->max = MR_QUANT_INF;
+			if (p->tok.kind == MR_TOK_NUMBER)
+			{
+				if (!parse_bound(p, &q->max))
+					return false;
+			}
+		}
+		else if (!have_n)
+			return syntax_error(p);
+		if (!is_punct(p, "}"))
+			return syntax_error(p);
+		if (q->max != MR_QUANT_INF && q->min > q->max)
+		{
+			mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, qpos,
+						 "quantifier lower bound %d exceeds upper bound %d",
+						 q->min, q->max);
+			return false;
+		}
+	}
+	if (!advance(p))
+		return false;
+	if (is_punct(p, "?"))
+	{
+		q->reluctant = true;
+		if (!advance(p))
+			return false;
+	}
+	return true;
+}
+
+static bool
+enter_nesting(Parser *p)
+{
+	if (++p->depth > MR_MAX_PATTERN_DEPTH)
+	{
+		mr_error_set(p->err, MR_SQLSTATE_PROGRAM_LIMIT, p->tok.start,
+					 "pattern nesting is too deep");
+		return false;
+	}
+	MR_CHECK_INTERRUPTS();
+	return true;
+}
+
+/*
+ * primary := name | ( alt ) | ^ | $ | PERMUTE ( alt {, alt} ) | {- alt -}
+ * *matched is false (and nothing consumed) when no primary starts here.
+ */
+static bool
+parse_primary(Parser *p, MrPattern **out, bool *matched)
+{
+	int			pos = p->tok.start;
+
+	*matched = true;
+	if (is_kw(p, "PERMUTE"))
+	{
+		MrToken		next;
+
+		peek(p, &next);
+		if (mr_tok_is(&p->lx, &next, "("))
+		{
+			MrPattern  *n = new_node(MR_PAT_PERMUTE, pos);
+			int			cap = 0;
+
+			if (!advance(p) || !enter_nesting(p) || !advance(p))
+				return false;
+			for (;;)
+			{
+				MrPattern  *child;
+
+				if (!parse_alt(p, &child))
+					return false;
+				add_child(n, child, &cap);
+				if (!is_punct(p, ","))
+					break;
+				if (!advance(p))
+					return false;
+			}
+			if (!expect_punct(p, ")"))
+				return false;
+			p->depth--;
+			*out = n;
+			return true;
+		}
+	}
+	if (is_name_token(&p->tok))
+	{
+		MrPattern  *n = new_node(MR_PAT_VAR, pos);
+
+		n->var = add_var(p, &p->tok);
+		*out = n;
+		return advance(p);
+	}
+	if (is_punct(p, "^") || is_punct(p, "$"))
+	{
+		*out = new_node(is_punct(p, "^") ? MR_PAT_START_ANCHOR : MR_PAT_END_ANCHOR,
+						pos);
+		return advance(p);
+	}
+	if (is_punct(p, "("))
+	{
+		MrPattern  *inner;
+
+		if (!enter_nesting(p) || !advance(p))
+			return false;
+		if (!parse_alt(p, &inner))
+			return false;
+		if (!expect_punct(p, ")"))
+			return false;
+		p->depth--;
+		if (inner->kind == MR_PAT_EMPTY)
+			inner->pos = pos;
+		*out = inner;
+		return true;
+	}
+	if (is_punct(p, "{"))
+	{
+		MrPattern  *n = new_node(MR_PAT_EXCLUDE, pos);
+		MrPattern  *inner;
+		int			cap = 0;
+
+		if (!enter_nesting(p) || !advance(p))
+			return false;
+		if (!expect_punct(p, "-"))
+			return false;
+		if (!parse_alt(p, &inner))
+			return false;
+		if (!expect_punct(p, "-"))
+			return false;
+		if (!expect_punct(p, "}"))
+			return false;
+		p->depth--;
+		add_child(n, inner, &cap);
+		if (p->excl_pos < 0)
+			p->excl_pos = pos;
+		*out = n;
+		return true;
+	}
+	*matched = false;
+	return true;
+}
+
+/* concat := { primary [quantifier] } ; empty gives MR_PAT_EMPTY */
+static bool
+parse_concat(Parser *p, MrPattern **out)
+{
+	MrPattern  *first = NULL;
+	MrPattern  *cat = NULL;
+	int			cap = 0;
+	int			pos = p->tok.start;
+
+	for (;;)
+	{
+		MrPattern  *prim;
+		bool		matched;
+		int			ppos = p->tok.start;
+
+		if (!parse_primary(p, &prim, &matched))
+			return false;
+		if (!matched)
+			break;
+		if (is_quant_start(p))
+		{
+			MrPattern  *q = new_node(MR_PAT_QUANT, ppos);
+			int			qcap = 0;
+
+			add_child(q, prim, &qcap);
+			if (!parse_quantifier(p, q))
+				return false;
+			if (is_quant_start(p))
+				return syntax_error(p);
+			prim = q;
+		}
+		if (first == NULL)
+			first = prim;
+		else
+		{
+			if (cat == NULL)
+			{
+				cat = new_node(MR_PAT_CONCAT, first->pos);
+				add_child(cat, first, &cap);
+			}
+			add_child(cat, prim, &cap);
+		}
+	}
+	if (cat)
+		*out = cat;
+	else if (first)
+		*out = first;
+	else
+		*out = new_node(MR_PAT_EMPTY, pos);
+	return true;
+}
+
+/* alt := concat { | concat } */
+static bool
+parse_alt(Parser *p, MrPattern **out)
+{
+	MrPattern  *first;
+	MrPattern  *alt = NULL;
+	int			cap = 0;
+
+	if (!parse_concat(p, &first))
+		return false;
+	while (is_punct(p, "|"))
+	{
+		MrPattern  *next;
+
+		if (!advance(p))
+			return false;
+		if (!parse_concat(p, &next))
+			return false;
+		if (alt == NULL)
+		{
+			alt = new_node(MR_PAT_ALT, first->pos);
+			add_child(alt, first, &cap);
+		}
+		add_child(alt, next, &cap);
+	}
+	*out = alt ? alt : first;
+	return true;
+}
+
+/* PATTERN ( alt ) ; the current token is PATTERN */
+static bool
+parse_pattern_section(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	c->pattern_pos = p->tok.start;
+	if (!advance(p))
+		return false;
+	if (!is_punct(p, "("))
+		return syntax_error(p);
+	p->lx.pattern_mode = true;
+	if (!advance(p))
+		return false;
+	if (!parse_alt(p, &c->pattern))
+		return false;
+	if (!is_punct(p, ")"))
+		return syntax_error(p);
+	p->lx.pattern_mode = false;
+	return advance(p);
+}
+
+/* ----------------------------------------------------------------
+ * the clause sections
+ * ----------------------------------------------------------------
+ */
+
+static bool
+parse_partition(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	if (!advance(p) || !expect_kw(p, "BY"))
+		return false;
+	for (;;)
+	{
+		c->partition = grow(c->partition, c->npartition, &p->partition_cap,
+							sizeof(MrSpan));
+		if (!scan_span(p, SPAN_PARTITION, &c->partition[c->npartition]))
+			return false;
+		c->npartition++;
+		if (!is_punct(p, ","))
+			return true;
+		if (!advance(p))
+			return false;
+	}
+}
+
+static bool
+parse_order(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	if (!advance(p) || !expect_kw(p, "BY"))
+		return false;
+	for (;;)
+	{
+		MrOrderItem *item;
+
+		c->order = grow(c->order, c->norder, &p->order_cap, sizeof(MrOrderItem));
+		item = &c->order[c->norder];
+		if (!scan_span(p, SPAN_ORDER, &item->expr))
+			return false;
+		item->desc = false;
+		item->nulls = MR_NULLS_DEFAULT;
+		if (is_kw(p, "ASC") || is_kw(p, "DESC"))
+		{
+			item->desc = is_kw(p, "DESC");
+			if (!advance(p))
+				return false;
+		}
+		if (is_kw(p, "NULLS"))
+		{
+			if (!advance(p))
+				return false;
+			if (is_kw(p, "FIRST"))
+				item->nulls = MR_NULLS_FIRST;
+			else if (is_kw(p, "LAST"))
+				item->nulls = MR_NULLS_LAST;
+			else
+				return syntax_error(p);
+			if (!advance(p))
+				return false;
+		}
+		c->norder++;
+		if (!is_punct(p, ","))
+			return true;
+		if (!advance(p))
+			return false;
+	}
+}
+
+static bool
+parse_measures(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	if (!advance(p))
+		return false;
+	for (;;)
+	{
+		MrMeasure  *m;
+
+		c->measures = grow(c->measures, c->nmeasures, &p->measures_cap,
+						   sizeof(MrMeasure));
+		m = &c->measures[c->nmeasures];
+		if (!scan_span(p, SPAN_MEASURE, &m->expr))
+			return false;
+		if (!expect_kw(p, "AS"))
+			return false;
+		if (!is_name_token(&p->tok))
+			return syntax_error(p);
+		/* a column name: norm is folded the PostgreSQL way */
+		make_name(&p->tok, false, &m->alias);
+		if (!advance(p))
+			return false;
+		c->nmeasures++;
+		if (!is_punct(p, ","))
+			return true;
+		if (!advance(p))
+			return false;
+	}
+}
+
+static bool
+parse_rows_per_match(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	if (is_kw(p, "ONE"))
+	{
+		if (!advance(p) || !expect_kw(p, "ROW") || !expect_kw(p, "PER") ||
+			!expect_kw(p, "MATCH"))
+			return false;
+		c->rows_per_match = MR_ONE_ROW;
+		return true;
+	}
+	/* ALL */
+	if (!advance(p) || !expect_kw(p, "ROWS") || !expect_kw(p, "PER") ||
+		!expect_kw(p, "MATCH"))
+		return false;
+	c->rows_per_match = MR_ALL_ROWS_SHOW_EMPTY;
+	if (is_kw(p, "SHOW") || is_kw(p, "OMIT"))
+	{
+		c->rows_per_match = is_kw(p, "SHOW") ? MR_ALL_ROWS_SHOW_EMPTY
+			: MR_ALL_ROWS_OMIT_EMPTY;
+		if (!advance(p) || !expect_kw(p, "EMPTY") || !expect_kw(p, "MATCHES"))
+			return false;
+	}
+	else if (is_kw(p, "WITH"))
+	{
+		c->rows_per_match = MR_ALL_ROWS_WITH_UNMATCHED;
+		if (!advance(p) || !expect_kw(p, "UNMATCHED") || !expect_kw(p, "ROWS"))
+			return false;
+	}
+	return true;
+}
+
+static bool
+parse_skip_name(Parser *p)
+{
+	if (!is_name_token(&p->tok))
+		return syntax_error(p);
+	make_name(&p->tok, true, &p->c->skip_target);
+	return advance(p);
+}
+
+static bool
+parse_after_match(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	c->skip_pos = p->tok.start;
+	if (!advance(p) || !expect_kw(p, "MATCH") || !expect_kw(p, "SKIP"))
+		return false;
+	if (is_kw(p, "PAST"))
+	{
+		if (!advance(p) || !expect_kw(p, "LAST") || !expect_kw(p, "ROW"))
+			return false;
+		c->skip = MR_SKIP_PAST_LAST_ROW;
+		return true;
+	}
+	if (!expect_kw(p, "TO"))
+		return false;
+	if (is_kw(p, "NEXT") || is_kw(p, "FIRST") || is_kw(p, "LAST"))
+	{
+		MrToken		next;
+
+		peek(p, &next);
+		if (is_kw(p, "NEXT") && mr_tok_is_keyword(&next, "ROW"))
+		{
+			c->skip = MR_SKIP_TO_NEXT_ROW;
+			return advance(p) && advance(p);
+		}
+		if (!is_kw(p, "NEXT") && is_name_token(&next))
+		{
+			c->skip = is_kw(p, "FIRST") ? MR_SKIP_TO_FIRST : MR_SKIP_TO_LAST;
+			return advance(p) && parse_skip_name(p);
+		}
+	}
+	/* TO name means TO LAST name */
+	c->skip = MR_SKIP_TO_LAST;
+	return parse_skip_name(p);
+}
+
+static bool
+parse_subset(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	if (!advance(p))
+		return false;
+	for (;;)
+	{
+		MrSubset   *s;
+		RawSubset  *raw;
+		int			cap = 0;
+
+		c->subsets = grow(c->subsets, c->nsubsets, &p->subsets_cap,
+						  sizeof(MrSubset));
+		p->raw_subsets = grow(p->raw_subsets, c->nsubsets, &p->raw_subsets_cap,
+							  sizeof(RawSubset));
+		s = &c->subsets[c->nsubsets];
+		raw = &p->raw_subsets[c->nsubsets];
+		if (!is_name_token(&p->tok))
+			return syntax_error(p);
+		make_name(&p->tok, true, &s->name);
+		if (!advance(p) || !expect_punct(p, "=") || !expect_punct(p, "("))
+			return false;
+		for (;;)
+		{
+			if (!is_name_token(&p->tok))
+				return syntax_error(p);
+			raw->members = grow(raw->members, raw->nmembers, &cap, sizeof(MrName));
+			make_name(&p->tok, true, &raw->members[raw->nmembers++]);
+			if (!advance(p))
+				return false;
+			if (!is_punct(p, ","))
+				break;
+			if (!advance(p))
+				return false;
+		}
+		if (!expect_punct(p, ")"))
+			return false;
+		c->nsubsets++;
+		if (!is_punct(p, ","))
+			return true;
+		if (!advance(p))
+			return false;
+	}
+}
+
+static bool
+parse_define(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	if (!advance(p))
+		return false;
+	for (;;)
+	{
+		MrDefine   *d;
+
+		c->defines = grow(c->defines, c->ndefines, &p->defines_cap,
+						  sizeof(MrDefine));
+		p->define_names = grow(p->define_names, c->ndefines,
+							   &p->define_names_cap, sizeof(MrName));
+		d = &c->defines[c->ndefines];
+		if (!is_name_token(&p->tok))
+			return syntax_error(p);
+		make_name(&p->tok, true, &p->define_names[c->ndefines]);
+		d->pos = p->tok.start;
+		d->var = -1;
+		if (!advance(p) || !expect_kw(p, "AS"))
+			return false;
+		if (!scan_span(p, SPAN_DEFINE, &d->expr))
+			return false;
+		c->ndefines++;
+		if (!is_punct(p, ","))
+			return true;
+		if (!advance(p))
+			return false;
+	}
+}
+
+/*
+ * No PATTERN where one is due.  When the rest of the clause is there (or it
+ * just ends), say so at the closing parenthesis; otherwise a syntax error.
+ */
+static bool
+missing_pattern(Parser *p)
+{
+	int			depth = 0;
+
+	if (!is_punct(p, ")") && !is_kw(p, "WITHIN") && !is_kw(p, "SUBSET") &&
+		!is_kw(p, "DEFINE"))
+		return syntax_error(p);
+	for (;;)
+	{
+		MR_CHECK_INTERRUPTS();
+		if (p->tok.kind == MR_TOK_EOF)
+			return syntax_error(p);
+		if (is_punct(p, "(") || is_punct(p, "["))
+			depth++;
+		else if (is_punct(p, ")") || is_punct(p, "]"))
+		{
+			if (depth == 0)
+			{
+				if (is_punct(p, "]"))
+					return syntax_error(p);
+				break;
+			}
+			depth--;
+		}
+		if (!advance(p))
+			return false;
+	}
+	mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->tok.start,
+				 "MATCH_RECOGNIZE requires a PATTERN clause");
+	return false;
+}
+
+/* ----------------------------------------------------------------
+ * name resolution (after the whole clause passed the syntax check)
+ * ----------------------------------------------------------------
+ */
+static bool
+resolve_names(Parser *p)
+{
+	MrClause   *c = p->c;
+	int			i;
+	int			j;
+
+	/* AFTER MATCH SKIP target */
+	if (c->skip == MR_SKIP_TO_FIRST || c->skip == MR_SKIP_TO_LAST)
+	{
+		c->skip_var = mr_clause_find_var(c, c->skip_target.norm);
+		if (c->skip_var < 0)
+		{
+			for (i = 0; i < c->nsubsets; i++)
+				if (strcmp(c->subsets[i].name.norm, c->skip_target.norm) == 0)
+				{
+					c->skip_subset = i;
+					break;
+				}
+		}
+		if (c->skip_var < 0 && c->skip_subset < 0)
+		{
+			mr_error_set(p->err, MR_SQLSTATE_UNDEFINED_OBJECT, c->skip_target.pos,
+						 "AFTER MATCH SKIP target \"%s\" is neither a pattern variable nor a subset",
+						 c->skip_target.norm);
+			return false;
+		}
+	}
+
+	if (p->excl_pos >= 0 && c->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
+	{
+		mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->excl_pos,
+					 "pattern exclusion cannot be used with ALL ROWS PER MATCH WITH UNMATCHED ROWS");
+		return false;
+	}
+
+	for (i = 0; i < c->nsubsets; i++)
+	{
+		MrSubset   *s = &c->subsets[i];
+		RawSubset  *raw = &p->raw_subsets[i];
+
+		if (mr_clause_find_var(c, s->name.norm) >= 0)
+		{
+			mr_error_set(p->err, MR_SQLSTATE_DUPLICATE_OBJECT, s->name.pos,
+						 "subset name \"%s\" is already a pattern variable",
+						 s->name.norm);
+			return false;
+		}
+		for (j = 0; j < i; j++)
+			if (strcmp(c->subsets[j].name.norm, s->name.norm) == 0)
+			{
+				mr_error_set(p->err, MR_SQLSTATE_DUPLICATE_OBJECT, s->name.pos,
+							 "subset \"%s\" is defined more than once",
+							 s->name.norm);
+				return false;
+			}
+		s->members = mr_new_array(int, raw->nmembers);
+		s->nmembers = raw->nmembers;
+		for (j = 0; j < raw->nmembers; j++)
+		{
+			int			v = mr_clause_find_var(c, raw->members[j].norm);
+
+			if (v < 0)
+			{
+				mr_error_set(p->err, MR_SQLSTATE_UNDEFINED_OBJECT,
+							 raw->members[j].pos,
+							 "pattern variable \"%s\" in subset \"%s\" is not used in PATTERN",
+							 raw->members[j].norm, s->name.norm);
+				return false;
+			}
+			s->members[j] = v;
+		}
+	}
+
+	for (i = 0; i < c->ndefines; i++)
+	{
+		MrDefine   *d = &c->defines[i];
+		const MrName *n = &p->define_names[i];
+
+		d->var = mr_clause_find_var(c, n->norm);
+		if (d->var < 0)
+		{
+			mr_error_set(p->err, MR_SQLSTATE_UNDEFINED_OBJECT, n->pos,
+						 "pattern variable \"%s\" is defined but not used in PATTERN",
+						 n->norm);
+			return false;
+		}
+		for (j = 0; j < i; j++)
+			if (c->defines[j].var == d->var)
+			{
+				mr_error_set(p->err, MR_SQLSTATE_DUPLICATE_OBJECT, n->pos,
+							 "pattern variable \"%s\" is defined more than once",
+							 n->norm);
+				return false;
+			}
+	}
+	return true;
+}
+
+/* ----------------------------------------------------------------
+ * entry points
+ * ----------------------------------------------------------------
+ */
+
+/* MATCH_RECOGNIZE ( ... ) [[AS] alias] <end>; the current token is the keyword */
+static bool
+parse_body(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	if (!is_kw(p, "MATCH_RECOGNIZE"))
+		return syntax_error(p);
+	c->mr_keyword_pos = p->tok.start;
+	if (!advance(p) || !expect_punct(p, "("))
+		return false;
+
+	if (is_kw(p, "PARTITION") && !parse_partition(p))
+		return false;
+	if (is_kw(p, "ORDER") && !parse_order(p))
+		return false;
+	if (is_kw(p, "MEASURES") && !parse_measures(p))
+		return false;
+	if ((is_kw(p, "ONE") || is_kw(p, "ALL")) && !parse_rows_per_match(p))
+		return false;
+	if (is_kw(p, "AFTER") && !parse_after_match(p))
+		return false;
+	if (!is_kw(p, "PATTERN"))
+		return missing_pattern(p);
+	if (!parse_pattern_section(p))
+		return false;
+	if (is_kw(p, "WITHIN"))
+	{
+		c->has_within = true;
+		if (!advance(p) || !scan_span(p, SPAN_WITHIN, &c->within))
+			return false;
+	}
+	if (is_kw(p, "SUBSET") && !parse_subset(p))
+		return false;
+	if (is_kw(p, "DEFINE") && !parse_define(p))
+		return false;
+	if (!is_punct(p, ")"))
+		return syntax_error(p);
+	c->end_pos = p->tok.end;
+	if (!advance(p))
+		return false;
+
+	if (!parse_opt_alias(p, &c->alias))
+		return false;
+	if (c->alias.start < 0)
+		c->alias.start = c->alias.end = c->end_pos;
+	if (p->tok.kind != MR_TOK_EOF)
+		return syntax_error(p);
+
+	return resolve_names(p);
+}
+
+static MrClause *
+init_parser(Parser *p, const char *text, int len, MrError *err)
+{
+	MrClause   *c;
+
+	memset(err, 0, sizeof(MrError));
+	err->position = -1;
+	memset(p, 0, sizeof(Parser));
+	p->text = text;
+	p->len = len;
+	p->err = err;
+	p->excl_pos = -1;
+	mr_lexer_init(&p->lx, text, len, err);
+
+	c = mr_new(MrClause);
+	c->text = text;
+	c->textlen = len;
+	c->rows_per_match = MR_ONE_ROW;
+	c->skip = MR_SKIP_PAST_LAST_ROW;
+	c->skip_var = -1;
+	c->skip_subset = -1;
+	c->skip_pos = -1;
+	c->pattern_pos = -1;
+	c->mr_keyword_pos = -1;
+	c->skip_target.pos = -1;
+	p->c = c;
+	return c;
+}
+
+MrClause *
+mr_parse_clause(const char *text, int len, MrError *err)
+{
+	Parser		p;
+	MrClause   *c = init_parser(&p, text, len, err);
+
+	if (text == NULL || len < 0)
+	{
+		mr_error_set(err, MR_SQLSTATE_SYNTAX_ERROR, 0, "syntax error at end of input");
+		return NULL;
+	}
+	if (!advance(&p))
+		return NULL;
+
+	/* the input: a (possibly qualified) name or a parenthesized query */
+	c->input.start = p.tok.start;
+	if (is_punct(&p, "("))
+	{
+		int			depth = 0;
+
+		for (;;)
+		{
+			MR_CHECK_INTERRUPTS();
+			if (p.tok.kind == MR_TOK_EOF)
+			{
+				syntax_error(&p);
+				return NULL;
+			}
+			if (is_punct(&p, "("))
+				depth++;
+			else if (is_punct(&p, ")") && --depth == 0)
+				break;
+			if (!advance(&p))
+				return NULL;
+		}
+		c->input.end = p.tok.end;
+		if (!advance(&p))
+			return NULL;
+	}
+	else if (is_alias_token(&p.tok))
+	{
+		for (;;)
+		{
+			c->input.end = p.tok.end;
+			if (!advance(&p))
+				return NULL;
+			if (!is_punct(&p, "."))
+				break;
+			if (!advance(&p))
+				return NULL;
+			if (!is_alias_token(&p.tok))
+			{
+				syntax_error(&p);
+				return NULL;
+			}
+		}
+	}
+	else
+	{
+		syntax_error(&p);
+		return NULL;
+	}
+
+	{
+		MrSpan		alias;
+
+		if (!parse_opt_alias(&p, &alias))
+			return NULL;
+		if (alias.start >= 0)
+			c->input.end = alias.end;
+	}
+
+	if (!parse_body(&p))
+		return NULL;
+	return c;
+}
+
+MrClause *
+mr_parse_clause_body(const char *text, int len, int start, MrSpan input,
+					 MrError *err)
+{
+	Parser		p;
+	MrClause   *c = init_parser(&p, text, len, err);
+
+	if (text == NULL || len < 0 || start < 0 || start > len)
+	{
+		mr_error_set(err, MR_SQLSTATE_SYNTAX_ERROR, len < 0 ? 0 : len,
+					 "syntax error at end of input");
+		return NULL;
+	}
+	c->input = input;
+	p.lx.pos = start;
+	if (!advance(&p))
+		return NULL;
+	if (!parse_body(&p))
+		return NULL;
+	return c;
+}
+
+int
+mr_clause_find_var(const MrClause *c, const char *norm)
+{
+	int			i;
+
+	for (i = 0; i < c->nvars; i++)
+		if (strcmp(c->vars[i].norm, norm) == 0)
+			return i;
+	return -1;
+}
+
+int
+mr_clause_find_subset(const MrClause *c, const char *norm)
+{
+	int			i;
+
+	for (i = 0; i < c->nsubsets; i++)
+		if (strcmp(c->subsets[i].name.norm, norm) == 0)
+			return i;
+	return -1;
+}
+
+/* ----------------------------------------------------------------
+ * mr_pattern_to_string
+ * ----------------------------------------------------------------
+ */
+
+typedef struct StrBuf
+{
+	char	   *data;
+	size_t		len;
+	size_t		cap;
+} StrBuf;
+
+static void
+sb_append_n(StrBuf *sb, const char *s, size_t n)
+{
+	if (sb->len + n + 1 > sb->cap)
+	{
+		size_t		ncap = sb->cap ? sb->cap : 64;
+
+		while (sb->len + n + 1 > ncap)
+			ncap *= 2;
+		sb->data = sb->data ? mr_realloc(sb->data, ncap) : mr_alloc(ncap);
+		sb->cap = ncap;
+	}
+	memcpy(sb->data + sb->len, s, n);
+	sb->len += n;
+	sb->data[sb->len] = '\0';
+}
+
+static void
+sb_append(StrBuf *sb, const char *s)
+{
+	sb_append_n(sb, s, strlen(s));
+}
+
+/* can the variable name be written without double quotes? */
+static bool
+var_needs_quotes(const MrName *n)
+{
+	const char *s = n->norm;
+
+	if (strcmp(s, "PERMUTE") == 0)
+		return true;			/* would read back as the keyword */
+	if (!n->quoted)
+		return false;
+	if (!((*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return true;
+	for (; *s; s++)
+		if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return true;
+	return false;
+}
+
+static void
+render(StrBuf *sb, const MrClause *c, const MrPattern *p);
+
+static void
+render_child(StrBuf *sb, const MrClause *c, const MrPattern *child, bool parens)
+{
+	if (parens)
+		sb_append(sb, "(");
+	render(sb, c, child);
+	if (parens)
+		sb_append(sb, ")");
+}
+
+static void
+render(StrBuf *sb, const MrClause *c, const MrPattern *p)
+{
+	int			i;
+	char		buf[64];
+
+	switch (p->kind)
+	{
+		case MR_PAT_VAR:
+			if (p->var < 0 || p->var >= c->nvars)
+				sb_append(sb, "?");
+			else if (var_needs_quotes(&c->vars[p->var]))
+			{
+				const char *s = c->vars[p->var].norm;
+
+				sb_append(sb, "\"");
+				for (; *s; s++)
+				{
+					if (*s == '"')
+						sb_append(sb, "\"");
+					sb_append_n(sb, s, 1);
+				}
+				sb_append(sb, "\"");
+			}
+			else
+				sb_append(sb, c->vars[p->var].norm);
+			break;
+		case MR_PAT_EMPTY:
+			sb_append(sb, "()");
+			break;
+		case MR_PAT_CONCAT:
+			for (i = 0; i < p->nchildren; i++)
+			{
+				const MrPattern *ch = p->children[i];
+
+				/*
+				 * "^A": no space after a bare start anchor (also when it ends
+				 * a nested concatenation, which is rendered unparenthesized)
+				 */
+				if (i > 0 && !(sb->len > 0 && sb->data[sb->len - 1] == '^'))
+					sb_append(sb, " ");
+				render_child(sb, c, ch, ch->kind == MR_PAT_ALT);
+			}
+			break;
+		case MR_PAT_ALT:
+			for (i = 0; i < p->nchildren; i++)
+			{
+				if (i > 0)
+					sb_append(sb, " | ");
+				render(sb, c, p->children[i]);
+			}
+			break;
+		case MR_PAT_PERMUTE:
+			sb_append(sb, "PERMUTE(");
+			for (i = 0; i < p->nchildren; i++)
+			{
+				if (i > 0)
+					sb_append(sb, ", ");
+				render(sb, c, p->children[i]);
+			}
+			sb_append(sb, ")");
+			break;
+		case MR_PAT_QUANT:
+			if (p->nchildren > 0)
+			{
+				MrPatternKind k = p->children[0]->kind;
+
+				render_child(sb, c, p->children[0],
+							 k == MR_PAT_ALT || k == MR_PAT_CONCAT || k == MR_PAT_QUANT);
+			}
+			if (p->min == 0 && p->max == MR_QUANT_INF)
+				sb_append(sb, "*");
+			else if (p->min == 1 && p->max == MR_QUANT_INF)
+				sb_append(sb, "+");
+			else if (p->min == 0 && p->max == 1)
+				sb_append(sb, "?");
+			else if (p->min == p->max)
+			{
+				snprintf(buf, sizeof(buf), "{%d}", p->min);
+				sb_append(sb, buf);
+			}
+			else if (p->max == MR_QUANT_INF)
+			{
+				snprintf(buf, sizeof(buf), "{%d,}", p->min);
+				sb_append(sb, buf);
+			}
+			else if (p->min == 0)
+			{
+				snprintf(buf, sizeof(buf), "{,%d}", p->max);
+				sb_append(sb, buf);
+			}
+			else
+			{
+				snprintf(buf, sizeof(buf), "{%d,%d}", p->min, p->max);
+				sb_append(sb, buf);
+			}
+			if (p->reluctant)
+				sb_append(sb, "?");
+			break;
+		case MR_PAT_EXCLUDE:
+			sb_append(sb, "{- ");
+			if (p->nchildren > 0)
+				render(sb, c, p->children[0]);
+			sb_append(sb, " -}");
+			break;
+		case MR_PAT_START_ANCHOR:
+			sb_append(sb, "^");
+			break;
+		case MR_PAT_END_ANCHOR:
+			sb_append(sb, "$");
+			break;
+	}
+}
+
+char *
+mr_pattern_to_string(const MrClause *c, const MrPattern *p)
+{
+	StrBuf		sb = {NULL, 0, 0};
+
+	sb_append(&sb, "");
+	if (p != NULL)
+		render(&sb, c, p);
+	return sb.data;
+}
