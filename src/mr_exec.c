@@ -955,7 +955,6 @@ drive(MrRuntime *rt)
 			MemoryContextSwitchTo(old);
 			if (st == MR_MATCH_TOO_MANY_THREADS)
 				too_many_threads();
-			rt->stats.rows_in = Max(rt->stats.rows_in, next + 1);
 			/* rows no live thread starts at are unmatched */
 			if (!mr_matcher_decided_match(mt, &m))
 				emit_unmatched_upto(rt, mr_matcher_earliest_live(mt));
@@ -1036,6 +1035,7 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 	}
 	if (!rt->in_partition)
 		start_partition(rt, slot);
+	rt->stats.rows_in++;
 	window_append(rt, slot);
 	drive(rt);
 }
