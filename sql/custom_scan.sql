@@ -2,7 +2,12 @@
 -- The MatchRecognize custom scan: plan shapes, EXPLAIN, and results equal
 -- to the set-returning function's.
 --
+-- leave the database as found: drop the extension at the end if we create it
+SET client_min_messages = warning;
+CREATE TEMP TABLE cs_had_ext AS
+SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'match_recognize') AS had;
 CREATE EXTENSION IF NOT EXISTS match_recognize;
+RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 
 CREATE TABLE cs_ticker (symbol text, ts int, price numeric);
@@ -209,3 +214,6 @@ DROP VIEW cs_v;
 DROP TABLE cs_symbols;
 DROP TABLE cs_ticker;
 DROP FUNCTION cs_vshape();
+DO $$ BEGIN
+  IF NOT (SELECT had FROM cs_had_ext) THEN DROP EXTENSION match_recognize; END IF;
+END $$;
