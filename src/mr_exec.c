@@ -24,6 +24,7 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -34,11 +35,18 @@
 #include "match_recognize.h"
 #include "mr_exec.h"
 
+/*
+ * A retained row: the input columns the query reads, deformed.  Row structs
+ * are recycled through a free list and by-reference values of one row live
+ * in one allocation, so appending a row costs no allocation at all when the
+ * columns read are by value.
+ */
 typedef struct MrRow
 {
 	Datum	   *values;
 	bool	   *nulls;
-	MinimalTuple mt;
+	char	   *byref;			/* copies of the by-reference values, or NULL */
+	struct MrRow *next_free;
 } MrRow;
 
 struct MrRuntime
@@ -66,6 +74,11 @@ struct MrRuntime
 
 	/* row window: rows [buf_first, nrows) at ring[(head + i) % cap] */
 	MrRow	  **ring;
+	MrRow	   *free_rows;		/* recycled rows */
+	bool	   *col_needed;		/* [natts] columns any expression or output reads */
+	bool	   *col_byval;
+	int16	   *col_len;
+	bool		has_aggs;		/* any AGG slot */
 	int64		cap;
 	int64		head;
 	int64		buf_first;
@@ -124,40 +137,68 @@ row_known(MrRuntime *rt, int64 pos)
 static void
 window_append(MrRuntime *rt, TupleTableSlot *slot)
 {
-	MemoryContext old = MemoryContextSwitchTo(rt->rowcxt);
 	int			natts = rt->q->natts;
 	MrRow	   *row;
-	HeapTupleData htup;
 	int64		count = rt->nrows - rt->buf_first;
+	Size		byref_size = 0;
+	int			i;
 
 	if (count >= rt->cap)
 	{
 		int64		ncap = rt->cap * 2;
 		MrRow	  **nring;
-		int64		i;
 
-		MemoryContextSwitchTo(rt->cxt);
-		nring = palloc(sizeof(MrRow *) * ncap);
+		nring = MemoryContextAlloc(rt->cxt, sizeof(MrRow *) * ncap);
 		for (i = 0; i < count; i++)
 			nring[i] = rt->ring[(rt->head + i) % rt->cap];
 		pfree(rt->ring);
 		rt->ring = nring;
 		rt->cap = ncap;
 		rt->head = 0;
-		MemoryContextSwitchTo(rt->rowcxt);
 	}
-	row = palloc(sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * natts);
-	row->values = (Datum *) (row + 1);
-	row->nulls = (bool *) (row->values + natts);
-	row->mt = ExecCopySlotMinimalTuple(slot);
-	htup.t_len = row->mt->t_len + MINIMAL_TUPLE_OFFSET;
-	htup.t_data = (HeapTupleHeader) ((char *) row->mt - MINIMAL_TUPLE_OFFSET);
-	heap_deform_tuple(&htup, rt->q->input_desc, row->values, row->nulls);
+	row = rt->free_rows;
+	if (row)
+		rt->free_rows = row->next_free;
+	else
+	{
+		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * natts);
+		row->values = (Datum *) (row + 1);
+		row->nulls = (bool *) (row->values + natts);
+	}
+	row->byref = NULL;
+	slot_getallattrs(slot);
+	for (i = 0; i < natts; i++)
+	{
+		if (!rt->col_needed[i] || slot->tts_isnull[i])
+		{
+			row->values[i] = (Datum) 0;
+			row->nulls[i] = true;
+			continue;
+		}
+		row->nulls[i] = false;
+		row->values[i] = slot->tts_values[i];
+		if (!rt->col_byval[i])
+			byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
+	}
+	if (byref_size > 0)
+	{
+		char	   *p = MemoryContextAlloc(rt->rowcxt, byref_size);
+
+		row->byref = p;
+		for (i = 0; i < natts; i++)
+			if (!rt->col_byval[i] && !row->nulls[i])
+			{
+				Size		sz = datumGetSize(row->values[i], false, rt->col_len[i]);
+
+				memcpy(p, DatumGetPointer(row->values[i]), sz);
+				row->values[i] = PointerGetDatum(p);
+				p += MAXALIGN(sz);
+			}
+	}
 	rt->ring[(rt->head + count) % rt->cap] = row;
 	rt->nrows++;
 	if (rt->nrows - rt->buf_first > rt->stats.max_rows_retained)
 		rt->stats.max_rows_retained = rt->nrows - rt->buf_first;
-	MemoryContextSwitchTo(old);
 }
 
 static void
@@ -169,8 +210,10 @@ window_trim(MrRuntime *rt, int64 keep_from)
 	{
 		MrRow	   *row = rt->ring[rt->head];
 
-		pfree(row->mt);
-		pfree(row);
+		if (row->byref)
+			pfree(row->byref);
+		row->next_free = rt->free_rows;
+		rt->free_rows = row;
 		rt->head = (rt->head + 1) % rt->cap;
 		rt->buf_first++;
 	}
@@ -180,7 +223,6 @@ static void
 window_clear(MrRuntime *rt)
 {
 	window_trim(rt, rt->nrows);
-	MemoryContextReset(rt->rowcxt);
 	rt->head = 0;
 	rt->buf_first = 0;
 	rt->nrows = 0;
@@ -682,8 +724,11 @@ advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final)
 {
 	MrQuery    *q = rt->q;
 	int			s;
-	int			label = match_label(m, pos);
+	int			label;
 
+	if (!rt->has_aggs)
+		return;
+	label = match_label(m, pos);
 	for (s = 0; s < q->nslots; s++)
 	{
 		MrSlot	   *slot = &q->slots[s];
@@ -700,6 +745,8 @@ restart_aggs(MrRuntime *rt)
 {
 	int			s;
 
+	if (!rt->has_aggs)
+		return;
 	for (s = 0; s < rt->q->nslots; s++)
 		if (rt->q->slots[s].kind == MR_SLOT_AGG)
 			mr_agg_restart(rt->q->slots[s].agg, agg_state(rt, s));
@@ -1052,6 +1099,75 @@ mr_runtime_finish(MrRuntime *rt)
 	window_clear(rt);
 }
 
+/* ---------- columns the query reads ---------- */
+
+typedef struct NeededCtx
+{
+	bool	   *needed;
+	int			natts;
+} NeededCtx;
+
+static bool
+mark_params_walker(Node *node, NeededCtx *cx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+	{
+		Param	   *p = (Param *) node;
+
+		if (p->paramkind == PARAM_EXTERN && p->paramid >= 1 && p->paramid <= cx->natts)
+			cx->needed[p->paramid - 1] = true;
+		return false;
+	}
+	return expression_tree_walker(node, mark_params_walker, (void *) cx);
+}
+
+static void
+mark_row_expr(NeededCtx *cx, MrRowExpr *r)
+{
+	int			i;
+
+	if (r->column >= 0)
+		cx->needed[r->column] = true;
+	else if (r->plan)
+		for (i = 0; i < cx->natts; i++)
+			cx->needed[i] = true;
+	else
+		mark_params_walker((Node *) r->expr, cx);
+}
+
+/*
+ * Which input columns a retained row must keep: every column for ALL ROWS
+ * PER MATCH (they are output), else those read by a slot's row expression.
+ */
+static void
+compute_needed_columns(MrRuntime *rt)
+{
+	MrQuery    *q = rt->q;
+	NeededCtx	cx;
+	int			s,
+				i;
+
+	cx.needed = rt->col_needed;
+	cx.natts = q->natts;
+	for (i = 0; i < q->natts; i++)
+		cx.needed[i] = q->clause->rows_per_match != MR_ONE_ROW;
+	for (s = 0; s < q->nslots; s++)
+	{
+		MrSlot	   *slot = &q->slots[s];
+
+		if (slot->kind == MR_SLOT_NAV)
+			mark_row_expr(&cx, &slot->row);
+		else if (slot->kind == MR_SLOT_AGG)
+		{
+			rt->has_aggs = true;
+			for (i = 0; i < slot->naggargs; i++)
+				mark_row_expr(&cx, &slot->aggargs[i]);
+		}
+	}
+}
+
 MrRuntime *
 mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 {
@@ -1098,6 +1214,15 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 
 	rt->cap = 64;
 	rt->ring = palloc(sizeof(MrRow *) * rt->cap);
+	rt->col_needed = palloc0(sizeof(bool) * Max(q->natts, 1));
+	rt->col_byval = palloc0(sizeof(bool) * Max(q->natts, 1));
+	rt->col_len = palloc0(sizeof(int16) * Max(q->natts, 1));
+	for (i = 0; i < q->natts; i++)
+	{
+		rt->col_byval[i] = TupleDescAttr(q->input_desc, i)->attbyval;
+		rt->col_len[i] = TupleDescAttr(q->input_desc, i)->attlen;
+	}
+	compute_needed_columns(rt);
 	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
 	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
 	rt->aggstates = palloc0(sizeof(MrAggState *) * Max(q->nslots, 1));
