@@ -72,7 +72,7 @@ struct MrRuntime
 	FmgrInfo   *part_eq;
 	Oid		   *part_coll;
 
-	/* row window: rows [buf_first, nrows) at ring[(head + i) % cap] */
+	/* row window: rows [buf_first, nrows) at ring[(head + i) % cap]; cap is a power of 2 */
 	MrRow	  **ring;
 	MrRow	   *free_rows;		/* recycled rows */
 	bool	   *col_needed;		/* [natts] columns any expression or output reads */
@@ -92,6 +92,16 @@ struct MrRuntime
 	/* DEFINE evaluation caches for path-independent variables */
 	int64	   *cache_row;
 	bool	   *cache_val;
+	bool	   *cacheable;		/* [nvars] */
+	struct FastCond **fast_define;	/* [nvars] or NULL */
+
+	/* per slot: NAV of a plain column at LAST(set, 0) (+ physical offset) */
+	bool	   *slot_current_column;
+	/* per measure: the expression is just its one slot's value */
+	bool	   *measure_is_slot;
+
+	/* partition key comparison without fmgr, when bitwise equality is equality */
+	bool	   *part_bitwise;
 
 	/* aggregate states, one per AGG slot (created lazily) */
 	MrAggState **aggstates;
@@ -106,6 +116,18 @@ struct MrRuntime
 
 	MrRuntimeStats stats;
 };
+
+/*
+ * A DEFINE condition that is one strict boolean operator over two slot
+ * values (DOWN.price < PREV(DOWN.price)) is called directly instead of
+ * through the expression interpreter and the parameter list.
+ */
+typedef struct FastCond
+{
+	FmgrInfo	flinfo;
+	Oid			collation;
+	int			slot[2];		/* slot index of each argument */
+} FastCond;
 
 /* a match being evaluated (MEASURES) */
 typedef struct MatchView
@@ -125,7 +147,7 @@ static inline MrRow *
 row_at(MrRuntime *rt, int64 pos)
 {
 	Assert(pos >= rt->buf_first && pos < rt->nrows);
-	return rt->ring[(rt->head + (pos - rt->buf_first)) % rt->cap];
+	return rt->ring[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
 }
 
 static inline bool
@@ -150,7 +172,7 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 
 		nring = MemoryContextAlloc(rt->cxt, sizeof(MrRow *) * ncap);
 		for (i = 0; i < count; i++)
-			nring[i] = rt->ring[(rt->head + i) % rt->cap];
+			nring[i] = rt->ring[(rt->head + i) & (rt->cap - 1)];
 		pfree(rt->ring);
 		rt->ring = nring;
 		rt->cap = ncap;
@@ -195,7 +217,7 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 				p += MAXALIGN(sz);
 			}
 	}
-	rt->ring[(rt->head + count) % rt->cap] = row;
+	rt->ring[(rt->head + count) & (rt->cap - 1)] = row;
 	rt->nrows++;
 	if (rt->nrows - rt->buf_first > rt->stats.max_rows_retained)
 		rt->stats.max_rows_retained = rt->nrows - rt->buf_first;
@@ -214,7 +236,7 @@ window_trim(MrRuntime *rt, int64 keep_from)
 			pfree(row->byref);
 		row->next_free = rt->free_rows;
 		rt->free_rows = row;
-		rt->head = (rt->head + 1) % rt->cap;
+		rt->head = (rt->head + 1) & (rt->cap - 1);
 		rt->buf_first++;
 	}
 }
@@ -241,8 +263,8 @@ var_name(MrRuntime *rt, int var)
  * Returns the datum in evalcxt.
  */
 static Datum
-eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
-			  bool *isnull)
+eval_row_expr_general(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
+					  bool *isnull)
 {
 	MrRow	   *row;
 	int			natts = rt->q->natts;
@@ -280,6 +302,21 @@ eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_num
 		return eval_planned(rt, r->plan, &r->qdesc, rt->rowparams, isnull);
 	rt->econtext->ecxt_param_list_info = rt->rowparams;
 	return ExecEvalExpr(r->state, rt->econtext, isnull);
+}
+
+/* a plain column is read from the window without the general machinery */
+static inline Datum
+eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
+			  bool *isnull)
+{
+	if (r->column >= 0 && row_known(rt, pos))
+	{
+		MrRow	   *row = row_at(rt, pos);
+
+		*isnull = row->nulls[r->column];
+		return row->values[r->column];
+	}
+	return eval_row_expr_general(rt, r, pos, label, match_number, isnull);
 }
 
 /* ---------- lowered expressions ---------- */
@@ -466,6 +503,29 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 {
 	MrSlot	   *slot = &rt->q->slots[s];
 
+	/*
+	 * The common case: a column of the candidate row itself, or a physical
+	 * PREV/NEXT of it (DOWN.price, PREV(DOWN.price)).
+	 */
+	if (rt->slot_current_column[s] && in_set(&slot->set, dv->var))
+	{
+		int64		r = dv->row + slot->physical_offset;
+
+		if (r >= 0 && row_known(rt, r))
+		{
+			MrRow	   *row = row_at(rt, r);
+
+			*isnull = row->nulls[slot->row.column];
+			*v = row->values[slot->row.column];
+		}
+		else
+		{
+			*isnull = true;
+			*v = (Datum) 0;
+		}
+		return;
+	}
+
 	switch (slot->kind)
 	{
 		case MR_SLOT_MATCH_NUMBER:
@@ -559,6 +619,23 @@ eval_condition(MrRuntime *rt, MrLowered *lw, const DefineView *dv)
 }
 
 static bool
+eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
+{
+	Datum		a,
+				b;
+	bool		an = true,
+				bn = true;
+
+	define_slot_value(rt, dv, fc->slot[0], &a, &an);
+	if (an)
+		return false;
+	define_slot_value(rt, dv, fc->slot[1], &b, &bn);
+	if (bn)
+		return false;
+	return DatumGetBool(FunctionCall2Coll(&fc->flinfo, fc->collation, a, b));
+}
+
+static bool
 define_callback(void *arg, int var, int64_t row, const MrPath *path)
 {
 	MrRuntime  *rt = (MrRuntime *) arg;
@@ -566,10 +643,11 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 	MrLowered  *lw = q->defines[var];
 	DefineView	dv;
 	bool		result = true;
-	bool		cacheable;
+	bool		cacheable = rt->cacheable[var];
 	MemoryContext old;
 
-	cacheable = q->within == NULL && (lw == NULL || (!lw->path_dependent && !lw->start_dependent));
+	if (lw == NULL && q->within == NULL)
+		return true;
 	if (cacheable && rt->cache_row[var] == row)
 		return rt->cache_val[var];
 
@@ -580,10 +658,13 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 	old = MemoryContextSwitchTo(rt->evalcxt);
 	if (q->within && !eval_condition(rt, q->within, &dv))
 		result = false;
+	else if (rt->fast_define[var])
+		result = eval_fast_condition(rt, rt->fast_define[var], &dv);
 	else if (lw)
 		result = eval_condition(rt, lw, &dv);
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(rt->evalcxt);
+	if (!rt->evalcxt->isReset)
+		MemoryContextReset(rt->evalcxt);
 
 	if (cacheable)
 	{
@@ -706,6 +787,14 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 	{
 		MrLowered  *lw = q->measures[i];
 
+		if (rt->measure_is_slot[i])
+		{
+			rt->measure_values[i] = (Datum) 0;
+			rt->measure_nulls[i] = true;
+			measure_slot_value(rt, mv, lw->slots[0], &rt->measure_values[i],
+							   &rt->measure_nulls[i]);
+			continue;
+		}
 		for (k = 0; k < lw->nslots; k++)
 		{
 			Datum		v = (Datum) 0;
@@ -1064,6 +1153,12 @@ same_partition(MrRuntime *rt, TupleTableSlot *slot)
 			return false;
 		if (isnull)
 			continue;
+		if (rt->part_bitwise[i])
+		{
+			if (d != rt->part_values[i])
+				return false;
+			continue;
+		}
 		if (!DatumGetBool(FunctionCall2Coll(&rt->part_eq[i], rt->part_coll[i],
 											rt->part_values[i], d)))
 			return false;
@@ -1168,6 +1263,40 @@ compute_needed_columns(MrRuntime *rt)
 	}
 }
 
+/* a FastCond for lw when it is "$a op $b" with a strict boolean operator */
+static FastCond *
+make_fast_cond(MrLowered *lw)
+{
+	OpExpr	   *op;
+	FastCond   *fc;
+	int			i;
+
+	if (lw == NULL || lw->plan != NULL || lw->expr == NULL || !IsA(lw->expr, OpExpr))
+		return NULL;
+	op = (OpExpr *) lw->expr;
+	if (op->opresulttype != BOOLOID || list_length(op->args) != 2 || op->opretset)
+		return NULL;
+	set_opfuncid(op);
+	if (!func_strict(op->opfuncid))
+		return NULL;
+	fc = palloc0(sizeof(FastCond));
+	for (i = 0; i < 2; i++)
+	{
+		Param	   *p = (Param *) list_nth(op->args, i);
+
+		if (!IsA(p, Param) || p->paramkind != PARAM_EXTERN ||
+			p->paramid < 1 || p->paramid > lw->nslots)
+		{
+			pfree(fc);
+			return NULL;
+		}
+		fc->slot[i] = lw->slots[p->paramid - 1];
+	}
+	fmgr_info(op->opfuncid, &fc->flinfo);
+	fc->collation = op->inputcollid;
+	return fc;
+}
+
 MrRuntime *
 mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 {
@@ -1198,6 +1327,7 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->part_nulls = palloc0(sizeof(bool) * Max(q->npartition, 1));
 	rt->part_eq = palloc0(sizeof(FmgrInfo) * Max(q->npartition, 1));
 	rt->part_coll = palloc0(sizeof(Oid) * Max(q->npartition, 1));
+	rt->part_bitwise = palloc0(sizeof(bool) * Max(q->npartition, 1));
 	for (i = 0; i < q->npartition; i++)
 	{
 		Form_pg_attribute a = TupleDescAttr(q->input_desc, q->partition_cols[i]);
@@ -1210,6 +1340,21 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 							format_type_be(a->atttypid))));
 		fmgr_info_copy(&rt->part_eq[i], &tce->eq_opr_finfo, rt->cxt);
 		rt->part_coll[i] = a->attcollation;
+		switch (a->atttypid)
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case OIDOID:
+			case BOOLOID:
+			case DATEOID:
+			case TIMESTAMPOID:
+			case TIMESTAMPTZOID:
+				rt->part_bitwise[i] = a->attbyval;
+				break;
+			default:
+				break;
+		}
 	}
 
 	rt->cap = 64;
@@ -1223,8 +1368,38 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 		rt->col_len[i] = TupleDescAttr(q->input_desc, i)->attlen;
 	}
 	compute_needed_columns(rt);
+	rt->slot_current_column = palloc0(sizeof(bool) * Max(q->nslots, 1));
+	for (i = 0; i < q->nslots; i++)
+	{
+		MrSlot	   *slot = &q->slots[i];
+
+		rt->slot_current_column[i] = slot->kind == MR_SLOT_NAV &&
+			!slot->logical_first && slot->logical_offset == 0 &&
+			slot->row.column >= 0 && !slot->row.uses_classifier;
+	}
+	rt->measure_is_slot = palloc0(sizeof(bool) * Max(q->clause->nmeasures, 1));
+	for (i = 0; i < q->clause->nmeasures; i++)
+	{
+		MrLowered  *lw = q->measures[i];
+
+		rt->measure_is_slot[i] = lw->plan == NULL && lw->nslots == 1 &&
+			lw->expr != NULL && IsA(lw->expr, Param) &&
+			((Param *) lw->expr)->paramkind == PARAM_EXTERN &&
+			((Param *) lw->expr)->paramid == 1 &&
+			((Param *) lw->expr)->paramtype == q->slots[lw->slots[0]].type;
+	}
 	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
 	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
+	rt->cacheable = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
+	rt->fast_define = palloc0(sizeof(FastCond *) * Max(q->clause->nvars, 1));
+	for (i = 0; i < q->clause->nvars; i++)
+	{
+		MrLowered  *lw = q->defines[i];
+
+		rt->cacheable[i] = q->within == NULL &&
+			(lw == NULL || (!lw->path_dependent && !lw->start_dependent));
+		rt->fast_define[i] = make_fast_cond(lw);
+	}
 	rt->aggstates = palloc0(sizeof(MrAggState *) * Max(q->nslots, 1));
 	rt->out_values = palloc0(sizeof(Datum) * Max(q->noutcols, 1));
 	rt->out_nulls = palloc0(sizeof(bool) * Max(q->noutcols, 1));

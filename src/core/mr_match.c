@@ -373,7 +373,9 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 		Thread	   *t = &m->clist[i];
 		const MrInst *in = &insts[t->pc];
 
-		MR_CHECK_INTERRUPTS();
+		/* the host checks once per row; check again on long thread lists */
+		if ((i & 1023) == 1023)
+			MR_CHECK_INTERRUPTS();
 		if (in->op == MR_OP_VAR)
 		{
 			MrPath		path;
