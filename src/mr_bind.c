@@ -618,6 +618,22 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 				(errcode(WINDOWING_ERROR),
 				 errmsg("window functions are not allowed in MATCH_RECOGNIZE"),
 				 cx_position(cx, fc->location)));
+	if (fc->agg_within_group)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ordered-set aggregates are not supported in MATCH_RECOGNIZE"),
+				 cx_position(cx, fc->location)));
+	if (fc->agg_order)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ORDER BY inside an aggregate call is not supported in MATCH_RECOGNIZE"),
+				 errhint("Rows are aggregated in the order of the match."),
+				 cx_position(cx, fc->location)));
+	if (fc->agg_distinct)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("DISTINCT is not supported in aggregates in MATCH_RECOGNIZE"),
+				 cx_position(cx, fc->location)));
 	if (fc->agg_filter)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
