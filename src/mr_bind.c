@@ -1234,8 +1234,28 @@ input_text(MrQuery *q)
 	int			len = span.end - span.start;
 	const char *t = q->text + span.start;
 
-	if (len > 0 && t[0] == '(' && t[len - 1] == ')')
-		return psprintf("%.*s AS match_recognize_input", len, t);
+	if (len > 0 && t[0] == '(')
+	{
+		/* does the group that opens the input also close it? */
+		MrLexer		lx;
+		MrToken		tok;
+		MrError		err;
+		int			depth = 0;
+
+		memset(&err, 0, sizeof(err));
+		mr_lexer_init(&lx, t, len, &err);
+		while (mr_lex_next(&lx, &tok) && tok.kind != MR_TOK_EOF)
+		{
+			if (mr_tok_is(&lx, &tok, "("))
+				depth++;
+			else if (mr_tok_is(&lx, &tok, ")") && --depth == 0)
+			{
+				if (tok.end == len)
+					return psprintf("%.*s AS match_recognize_input", len, t);
+				break;
+			}
+		}
+	}
 	return pnstrdup(t, len);
 }
 
