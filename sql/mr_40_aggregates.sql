@@ -31,6 +31,15 @@ SELECT mr_run($$
     DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
   ) AS m ORDER BY symbol, u_ts $$);
 
+-- FILTER selects rows like a SUBSET does, with any row condition
+SELECT mr_run($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES sum(price) FILTER (WHERE price > 10) AS big_sum,
+             count(*) FILTER (WHERE CLASSIFIER() = 'B') AS nb
+    PATTERN (A B+) DEFINE B AS price < PREV(price)
+  ) AS m ORDER BY symbol, nb, big_sum $$);
+
 -- a user-defined aggregate, and one whose final function cannot run twice
 CREATE FUNCTION spread_final(int[]) RETURNS int LANGUAGE sql IMMUTABLE
   AS $$ SELECT max(x) - min(x) FROM unnest($1) x $$;

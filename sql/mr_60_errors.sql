@@ -44,7 +44,6 @@ SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PA
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PATTERN (A) DEFINE A AS symbol > 1)$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES generate_series(1, 2) AS p PATTERN (A))$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES A.* AS p PATTERN (A))$$);
-SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES sum(price) FILTER (WHERE price > 1) AS p PATTERN (A))$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts DESC PATTERN (A) WITHIN interval '1 day')$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (PATTERN (A) WITHIN 1)$$);
 

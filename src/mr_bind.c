@@ -634,13 +634,6 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("DISTINCT is not supported in aggregates in MATCH_RECOGNIZE"),
 				 cx_position(cx, fc->location)));
-	if (fc->agg_filter)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("FILTER is not supported in aggregates in MATCH_RECOGNIZE"),
-				 errhint("Use a SUBSET or a CASE expression in the aggregate's argument."),
-				 cx_position(cx, fc->location)));
-
 	s = new_slot(cx->q);
 	cx->q->slots[s].kind = MR_SLOT_AGG;
 	cx->q->slots[s].location = frag_to_text(cx, fc->location);
@@ -670,6 +663,8 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	foreach(lc, fc->args)
 		newargs = lappend(newargs, lower_node(cx, lfirst(lc)));
 	fc->args = newargs;
+	/* FILTER (WHERE ...) is a row condition over the same rows */
+	fc->agg_filter = lower_node(cx, fc->agg_filter);
 	set = cx->row_set_known ? cx->row_set : varset_universal();
 	uses_cls = cx->row_uses_classifier;
 	cx->in_row = save_in_row;
@@ -699,6 +694,18 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	slot->typmod = -1;
 	slot->naggargs = list_length(aggref->args);
 	slot->aggargs = palloc0(sizeof(MrRowExpr) * Max(slot->naggargs, 1));
+	if (aggref->aggfilter)
+	{
+		Expr	   *fe = expression_planner(aggref->aggfilter);
+
+		slot->aggfilter = palloc0(sizeof(MrRowExpr));
+		slot->aggfilter->column = -1;
+		slot->aggfilter->expr = fe;
+		slot->aggfilter->type = BOOLOID;
+		slot->aggfilter->typmod = -1;
+		slot->aggfilter->uses_classifier = uses_cls;
+		slot->aggfilter->state = ExecInitExpr(fe, NULL);
+	}
 	i = 0;
 	foreach(lc, aggref->args)
 	{
