@@ -618,13 +618,22 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 				(errcode(WINDOWING_ERROR),
 				 errmsg("window functions are not allowed in MATCH_RECOGNIZE"),
 				 cx_position(cx, fc->location)));
-	if (fc->agg_filter)
+	if (fc->agg_within_group)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("FILTER is not supported in aggregates in MATCH_RECOGNIZE"),
-				 errhint("Use a SUBSET or a CASE expression in the aggregate's argument."),
+				 errmsg("ordered-set aggregates are not supported in MATCH_RECOGNIZE"),
 				 cx_position(cx, fc->location)));
-
+	if (fc->agg_order)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ORDER BY inside an aggregate call is not supported in MATCH_RECOGNIZE"),
+				 errhint("Rows are aggregated in the order of the match."),
+				 cx_position(cx, fc->location)));
+	if (fc->agg_distinct)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("DISTINCT is not supported in aggregates in MATCH_RECOGNIZE"),
+				 cx_position(cx, fc->location)));
 	s = new_slot(cx->q);
 	cx->q->slots[s].kind = MR_SLOT_AGG;
 	cx->q->slots[s].location = frag_to_text(cx, fc->location);
@@ -654,6 +663,8 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	foreach(lc, fc->args)
 		newargs = lappend(newargs, lower_node(cx, lfirst(lc)));
 	fc->args = newargs;
+	/* FILTER (WHERE ...) is a row condition over the same rows */
+	fc->agg_filter = lower_node(cx, fc->agg_filter);
 	set = cx->row_set_known ? cx->row_set : varset_universal();
 	uses_cls = cx->row_uses_classifier;
 	cx->in_row = save_in_row;
@@ -683,6 +694,18 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	slot->typmod = -1;
 	slot->naggargs = list_length(aggref->args);
 	slot->aggargs = palloc0(sizeof(MrRowExpr) * Max(slot->naggargs, 1));
+	if (aggref->aggfilter)
+	{
+		Expr	   *fe = expression_planner(aggref->aggfilter);
+
+		slot->aggfilter = palloc0(sizeof(MrRowExpr));
+		slot->aggfilter->column = -1;
+		slot->aggfilter->expr = fe;
+		slot->aggfilter->type = BOOLOID;
+		slot->aggfilter->typmod = -1;
+		slot->aggfilter->uses_classifier = uses_cls;
+		slot->aggfilter->state = ExecInitExpr(fe, NULL);
+	}
 	i = 0;
 	foreach(lc, aggref->args)
 	{
@@ -1218,8 +1241,28 @@ input_text(MrQuery *q)
 	int			len = span.end - span.start;
 	const char *t = q->text + span.start;
 
-	if (len > 0 && t[0] == '(' && t[len - 1] == ')')
-		return psprintf("%.*s AS match_recognize_input", len, t);
+	if (len > 0 && t[0] == '(')
+	{
+		/* does the group that opens the input also close it? */
+		MrLexer		lx;
+		MrToken		tok;
+		MrError		err;
+		int			depth = 0;
+
+		memset(&err, 0, sizeof(err));
+		mr_lexer_init(&lx, t, len, &err);
+		while (mr_lex_next(&lx, &tok) && tok.kind != MR_TOK_EOF)
+		{
+			if (mr_tok_is(&lx, &tok, "("))
+				depth++;
+			else if (mr_tok_is(&lx, &tok, ")") && --depth == 0)
+			{
+				if (tok.end == len)
+					return psprintf("%.*s AS match_recognize_input", len, t);
+				break;
+			}
+		}
+	}
 	return pnstrdup(t, len);
 }
 
