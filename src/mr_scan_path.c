@@ -312,6 +312,13 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	inq = mr_input_query(shape.input_sql);
 	if (inq == NULL)
 		return;
+
+	/*
+	 * The statement's own query does not show the input's row security
+	 * policies to the plan cache: make a cached plan valid for this role only.
+	 */
+	if (inq->hasRowSecurity)
+		root->glob->dependsOnRole = true;
 	subroot = subquery_planner(root->glob, inq, root, false, 0.0);
 	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
 	total = final_rel->cheapest_total_path;
