@@ -27,6 +27,8 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -122,11 +124,31 @@ struct MrRuntime
  * values (DOWN.price < PREV(DOWN.price)) is called directly instead of
  * through the expression interpreter and the parameter list.
  */
+typedef enum FastCmp
+{
+	FAST_FMGR = 0,				/* any strict operator, through fmgr */
+	FAST_LT,					/* built-in comparisons done inline */
+	FAST_LE,
+	FAST_GT,
+	FAST_GE,
+	FAST_EQ,
+	FAST_NE
+} FastCmp;
+
+typedef enum FastType
+{
+	FAST_INT4,
+	FAST_INT8,
+	FAST_FLOAT8
+} FastType;
+
 typedef struct FastCond
 {
 	FmgrInfo	flinfo;
 	Oid			collation;
 	int			slot[2];		/* slot index of each argument */
+	FastCmp		cmp;
+	FastType	type;
 } FastCond;
 
 /* a match being evaluated (MEASURES) */
@@ -643,6 +665,40 @@ eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
 	define_slot_value(rt, dv, fc->slot[1], &b, &bn);
 	if (bn)
 		return false;
+	if (fc->cmp != FAST_FMGR)
+	{
+		int			c;
+
+		/* float8 comparisons follow float8_cmp_internal (NaN sorts last) */
+		switch (fc->type)
+		{
+			case FAST_INT4:
+				c = (DatumGetInt32(a) > DatumGetInt32(b)) - (DatumGetInt32(a) < DatumGetInt32(b));
+				break;
+			case FAST_INT8:
+				c = (DatumGetInt64(a) > DatumGetInt64(b)) - (DatumGetInt64(a) < DatumGetInt64(b));
+				break;
+			default:
+				c = float8_gt(DatumGetFloat8(a), DatumGetFloat8(b)) -
+					float8_lt(DatumGetFloat8(a), DatumGetFloat8(b));
+				break;
+		}
+		switch (fc->cmp)
+		{
+			case FAST_LT:
+				return c < 0;
+			case FAST_LE:
+				return c <= 0;
+			case FAST_GT:
+				return c > 0;
+			case FAST_GE:
+				return c >= 0;
+			case FAST_EQ:
+				return c == 0;
+			default:
+				return c != 0;
+		}
+	}
 	return DatumGetBool(FunctionCall2Coll(&fc->flinfo, fc->collation, a, b));
 }
 
@@ -1305,6 +1361,32 @@ make_fast_cond(MrLowered *lw)
 	}
 	fmgr_info(op->opfuncid, &fc->flinfo);
 	fc->collation = op->inputcollid;
+	fc->cmp = FAST_FMGR;
+	switch (op->opfuncid)
+	{
+#define FAST_CASE(fn, t, c) case fn: fc->type = t; fc->cmp = c; break
+			FAST_CASE(F_INT4LT, FAST_INT4, FAST_LT);
+			FAST_CASE(F_INT4LE, FAST_INT4, FAST_LE);
+			FAST_CASE(F_INT4GT, FAST_INT4, FAST_GT);
+			FAST_CASE(F_INT4GE, FAST_INT4, FAST_GE);
+			FAST_CASE(F_INT4EQ, FAST_INT4, FAST_EQ);
+			FAST_CASE(F_INT4NE, FAST_INT4, FAST_NE);
+			FAST_CASE(F_INT8LT, FAST_INT8, FAST_LT);
+			FAST_CASE(F_INT8LE, FAST_INT8, FAST_LE);
+			FAST_CASE(F_INT8GT, FAST_INT8, FAST_GT);
+			FAST_CASE(F_INT8GE, FAST_INT8, FAST_GE);
+			FAST_CASE(F_INT8EQ, FAST_INT8, FAST_EQ);
+			FAST_CASE(F_INT8NE, FAST_INT8, FAST_NE);
+			FAST_CASE(F_FLOAT8LT, FAST_FLOAT8, FAST_LT);
+			FAST_CASE(F_FLOAT8LE, FAST_FLOAT8, FAST_LE);
+			FAST_CASE(F_FLOAT8GT, FAST_FLOAT8, FAST_GT);
+			FAST_CASE(F_FLOAT8GE, FAST_FLOAT8, FAST_GE);
+			FAST_CASE(F_FLOAT8EQ, FAST_FLOAT8, FAST_EQ);
+			FAST_CASE(F_FLOAT8NE, FAST_FLOAT8, FAST_NE);
+#undef FAST_CASE
+		default:
+			break;
+	}
 	return fc;
 }
 

@@ -183,7 +183,8 @@ mr_scan_next(ScanState *ss)
 		if (st->input_done)
 			return ExecClearTuple(slot);
 		ExecClearTuple(slot);
-		MemoryContextReset(st->outcxt);
+		if (st->nqueue > 0)
+			MemoryContextReset(st->outcxt);
 		st->nqueue = st->qpos = 0;
 
 		in = ExecProcNode(st->input);
