@@ -146,6 +146,12 @@ SELECT match_recognize_create_view('cs_v', $$ SELECT *
   ) $$);
 EXPLAIN (COSTS OFF) SELECT * FROM cs_v WHERE symbol = 's2';
 SELECT * FROM cs_v WHERE symbol = 's2' ORDER BY start_ts;
+-- a filter on a PARTITION BY column filters the input (and can use the
+-- index); a filter on a measure cannot
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT * FROM cs_v WHERE symbol IN ('s1', 's3') AND end_ts > 30;
+RESET enable_seqscan;
+SELECT * FROM cs_v WHERE symbol IN ('s1', 's3') AND end_ts > 30 ORDER BY symbol, start_ts;
 
 -- joins and CTEs
 CREATE TABLE cs_symbols (symbol text PRIMARY KEY, name text);

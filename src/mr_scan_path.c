@@ -32,6 +32,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "optimizer/prep.h"
 #include "parser/parsetree.h"
 #include "tcop/tcopprot.h"
 #include "access/genam.h"
@@ -156,7 +157,7 @@ mr_needs_whole_row(RelOptInfo *rel)
 	return false;
 }
 
-/* what the cost model needs from the compiled clause */
+/* what the cost model and filter pushdown need from the compiled clause */
 typedef struct MrScanShape
 {
 	char	   *input_sql;
@@ -166,7 +167,39 @@ typedef struct MrScanShape
 	int			ndefines;
 	int			nmeasures;
 	bool		types_ok;
+	int			noutcols;
+	int		   *part_input_col; /* per output column: its input column when it
+								 * is a PARTITION BY column, else -1 */
 } MrScanShape;
+
+/*
+ * Whether values of this column that the partition's equality calls equal
+ * are identical: then a filter on the result's partition column (whose value
+ * is the partition's first row's) may be applied to every input row instead.
+ */
+static bool
+equality_is_identity(Form_pg_attribute a)
+{
+	switch (a->atttypid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case BOOLOID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case UUIDOID:
+			return true;
+		case TEXTOID:
+		case VARCHAROID:
+			return !OidIsValid(a->attcollation) ||
+				get_collation_isdeterministic(a->attcollation);
+		default:
+			return false;
+	}
+}
 
 static void
 mr_compile_shape(const char *text, int len, const MrTextOrigin *origin,
@@ -196,6 +229,18 @@ mr_compile_shape(const char *text, int len, const MrTextOrigin *origin,
 	shape->nstates = q->program->ninsts;
 	shape->ndefines = q->clause->ndefines;
 	shape->nmeasures = q->clause->nmeasures;
+	shape->noutcols = q->noutcols;
+	shape->part_input_col = palloc(sizeof(int) * Max(q->noutcols, 1));
+	for (i = 0; i < q->noutcols; i++)
+	{
+		int			k;
+
+		shape->part_input_col[i] = -1;
+		for (k = 0; k < q->npartition; k++)
+			if (q->outcols[i].input_column == q->partition_cols[k] &&
+				equality_is_identity(TupleDescAttr(q->input_desc, q->partition_cols[k])))
+				shape->part_input_col[i] = q->partition_cols[k];
+	}
 	MemoryContextDelete(cxt);
 }
 
@@ -217,6 +262,105 @@ mr_input_query(const char *sql)
 	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
 		return NULL;
 	return q;
+}
+
+/* ---------- pushing filters on PARTITION BY columns into the input ---------- */
+
+typedef struct PushCtx
+{
+	Index		relid;
+	const MrScanShape *shape;
+	List	   *input_tlist;
+	bool		ok;
+} PushCtx;
+
+/* are all Vars of the clause partition columns of our rel, with no exec Params? */
+static bool
+pushable_walker(Node *node, PushCtx *cx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+
+		if (v->varno != cx->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
+			v->varattno > cx->shape->noutcols ||
+			cx->shape->part_input_col[v->varattno - 1] < 0)
+			cx->ok = false;
+		return false;
+	}
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN)
+	{
+		cx->ok = false;
+		return false;
+	}
+	if (IsA(node, PlaceHolderVar) || IsA(node, SubPlan) || IsA(node, AlternativeSubPlan) ||
+		IsA(node, SubLink) || IsA(node, Aggref) || IsA(node, WindowFunc) ||
+		IsA(node, GroupingFunc))
+	{
+		cx->ok = false;
+		return false;
+	}
+	return expression_tree_walker(node, pushable_walker, (void *) cx);
+}
+
+/* the clause over the input query's columns */
+static Node *
+push_mutator(Node *node, PushCtx *cx)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Var))
+	{
+		Var		   *v = (Var *) node;
+		TargetEntry *tle = list_nth_node(TargetEntry, cx->input_tlist,
+										 cx->shape->part_input_col[v->varattno - 1]);
+
+		return (Node *) copyObject(tle->expr);
+	}
+	return expression_tree_mutator(node, push_mutator, (void *) cx);
+}
+
+/*
+ * Partitions are matched independently, so a filter that reads only
+ * PARTITION BY columns of the result can filter the input instead: the
+ * input's planner can then use it for an index condition and the node reads
+ * only the partitions asked for.  The filter also stays on the node (a cheap
+ * recheck).  Returns the clauses left to estimate the node's own selectivity.
+ */
+static List *
+mr_push_partition_filters(RelOptInfo *rel, const MrScanShape *shape, Query *inq)
+{
+	List	   *rest = NIL;
+	ListCell   *lc;
+	PushCtx		cx;
+
+	cx.relid = rel->relid;
+	cx.shape = shape;
+	cx.input_tlist = inq->targetList;
+	if (inq->setOperations || inq->groupClause || inq->groupingSets ||
+		inq->hasAggs || inq->hasWindowFuncs || inq->hasTargetSRFs ||
+		inq->distinctClause || inq->limitCount || inq->limitOffset ||
+		inq->havingQual || inq->rowMarks)
+		return rel->baserestrictinfo;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *ri = lfirst_node(RestrictInfo, lc);
+		Node	   *clause = (Node *) ri->clause;
+
+		cx.ok = !ri->pseudoconstant && !contain_volatile_functions(clause);
+		if (cx.ok)
+			(void) pushable_walker(clause, &cx);
+		if (!cx.ok)
+		{
+			rest = lappend(rest, ri);
+			continue;
+		}
+		inq->jointree->quals = make_and_qual(inq->jointree->quals,
+											 push_mutator(copyObject(clause), &cx));
+	}
+	return rest;
 }
 
 static MrScanPath *
@@ -280,6 +424,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	double		in_rows;
 	double		out_tuples;
 	char	   *fromtext;
+	List	   *own_quals;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -319,6 +464,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	 */
 	if (inq->hasRowSecurity)
 		root->glob->dependsOnRole = true;
+	own_quals = mr_push_partition_filters(rel, &shape, inq);
 	subroot = subquery_planner(root->glob, inq, root, false, 0.0);
 	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
 	total = final_rel->cheapest_total_path;
@@ -334,7 +480,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		out_tuples = clamp_row_est(in_rows);
 	rel->tuples = out_tuples;
 	rel->rows = clamp_row_est(out_tuples *
-							  clauselist_selectivity(root, rel->baserestrictinfo,
+							  clauselist_selectivity(root, own_quals,
 													 0, JOIN_INNER, NULL));
 
 	/* the node replaces the function scan */
