@@ -651,6 +651,31 @@ eval_condition(MrRuntime *rt, MrLowered *lw, const DefineView *dv)
 	return !isnull && DatumGetBool(d);
 }
 
+/* define_slot_value's common case, inline; false when it does not apply */
+static inline bool
+fast_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *isnull)
+{
+	MrSlot	   *slot = &rt->q->slots[s];
+	int64		r;
+
+	if (!rt->slot_current_column[s] || !in_set(&slot->set, dv->var))
+		return false;
+	r = dv->row + slot->physical_offset;
+	if (r >= 0 && row_known(rt, r))
+	{
+		MrRow	   *row = row_at(rt, r);
+
+		*isnull = row->nulls[slot->row.column];
+		*v = row->values[slot->row.column];
+	}
+	else
+	{
+		*isnull = true;
+		*v = (Datum) 0;
+	}
+	return true;
+}
+
 static bool
 eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
 {
@@ -659,10 +684,12 @@ eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
 	bool		an = true,
 				bn = true;
 
-	define_slot_value(rt, dv, fc->slot[0], &a, &an);
+	if (!fast_slot_value(rt, dv, fc->slot[0], &a, &an))
+		define_slot_value(rt, dv, fc->slot[0], &a, &an);
 	if (an)
 		return false;
-	define_slot_value(rt, dv, fc->slot[1], &b, &bn);
+	if (!fast_slot_value(rt, dv, fc->slot[1], &b, &bn))
+		define_slot_value(rt, dv, fc->slot[1], &b, &bn);
 	if (bn)
 		return false;
 	if (fc->cmp != FAST_FMGR)
@@ -1112,16 +1139,20 @@ drive(MrRuntime *rt)
 	MrMatcher  *mt = rt->matcher;
 	MrMatch		m;
 	MemoryContext old;
+	bool		have_m = false; /* m holds the decided match already */
 
 	for (;;)
 	{
 		int64		next;
+		int64		earliest;
 		MrMatchStatus st;
 
 		CHECK_FOR_INTERRUPTS();
-		if (mr_matcher_decided_match(mt, &m))
+		if (have_m || mr_matcher_decided_match(mt, &m))
 		{
 			int64		skip;
+
+			have_m = false;
 
 			/* MEASURES may look past the match end */
 			if (!rt->partition_ended && rt->nrows < m.end + q->max_next)
@@ -1159,9 +1190,11 @@ drive(MrRuntime *rt)
 			if (st == MR_MATCH_TOO_MANY_THREADS)
 				too_many_threads();
 			/* rows no live thread starts at are unmatched */
-			if (!mr_matcher_decided_match(mt, &m))
-				emit_unmatched_upto(rt, mr_matcher_earliest_live(mt));
-			window_trim(rt, Min(rt->unmatched_from, mr_matcher_earliest_live(mt)) - q->max_prev);
+			have_m = mr_matcher_decided_match(mt, &m);
+			earliest = mr_matcher_earliest_live(mt);
+			if (!have_m)
+				emit_unmatched_upto(rt, earliest);
+			window_trim(rt, Min(rt->unmatched_from, earliest) - q->max_prev);
 			continue;
 		}
 		if (rt->partition_ended)
