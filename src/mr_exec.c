@@ -1140,6 +1140,7 @@ drive(MrRuntime *rt)
 	MrMatch		m;
 	MemoryContext old;
 	bool		have_m = false; /* m holds the decided match already */
+	bool		none_decided = false;	/* known: no decided match */
 
 	for (;;)
 	{
@@ -1148,7 +1149,7 @@ drive(MrRuntime *rt)
 		MrMatchStatus st;
 
 		CHECK_FOR_INTERRUPTS();
-		if (have_m || mr_matcher_decided_match(mt, &m))
+		if (have_m || (!none_decided && mr_matcher_decided_match(mt, &m)))
 		{
 			int64		skip;
 
@@ -1191,6 +1192,7 @@ drive(MrRuntime *rt)
 				too_many_threads();
 			/* rows no live thread starts at are unmatched */
 			have_m = mr_matcher_decided_match(mt, &m);
+			none_decided = !have_m;
 			earliest = mr_matcher_earliest_live(mt);
 			if (!have_m)
 				emit_unmatched_upto(rt, earliest);
@@ -1202,6 +1204,7 @@ drive(MrRuntime *rt)
 			old = MemoryContextSwitchTo(rt->cxt);
 			mr_matcher_finish(mt);
 			MemoryContextSwitchTo(old);
+			none_decided = false;
 			continue;
 		}
 		break;
