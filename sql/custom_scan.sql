@@ -153,6 +153,23 @@ EXPLAIN (COSTS OFF) SELECT * FROM cs_v WHERE symbol IN ('s1', 's3') AND end_ts >
 RESET enable_seqscan;
 SELECT * FROM cs_v WHERE symbol IN ('s1', 's3') AND end_ts > 30 ORDER BY symbol, start_ts;
 
+-- output order: partitions arrive in PARTITION BY order, so ORDER BY symbol
+-- needs no sort and ORDER BY symbol, start_ts only an incremental one
+EXPLAIN (COSTS OFF) SELECT * FROM cs_v ORDER BY symbol;
+EXPLAIN (COSTS OFF) SELECT * FROM cs_v ORDER BY symbol, start_ts;
+SELECT bool_and(prev IS NULL OR prev <= symbol) AS ordered, count(*)
+FROM (SELECT symbol, lag(symbol) OVER () AS prev
+      FROM (SELECT symbol FROM cs_v ORDER BY symbol) s) t;
+-- ... but not when the result column compares differently from the input's
+CREATE TABLE cs_c (symbol text COLLATE "C", ts int, price numeric);
+INSERT INTO cs_c SELECT * FROM cs_ticker;
+EXPLAIN (COSTS OFF)
+SELECT * FROM match_recognize($$ cs_c MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts MEASURES A.ts AS a_ts PATTERN (A) DEFINE A AS A.price > 105
+  ) $$) AS m(symbol text, a_ts int)
+ORDER BY symbol;
+DROP TABLE cs_c;
+
 -- joins and CTEs
 CREATE TABLE cs_symbols (symbol text PRIMARY KEY, name text);
 INSERT INTO cs_symbols VALUES ('s1', 'one'), ('s2', 'two'), ('s3', 'three');

@@ -46,6 +46,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 #include "fmgr.h"
 
 #include "mr_bind.h"
@@ -170,6 +171,9 @@ typedef struct MrScanShape
 	int			noutcols;
 	int		   *part_input_col; /* per output column: its input column when it
 								 * is a PARTITION BY column, else -1 */
+	int			npartition;
+	int		   *part_outcol;	/* per PARTITION BY key: its output column */
+	Oid		   *part_collation; /* per PARTITION BY key: the input's collation */
 } MrScanShape;
 
 /*
@@ -240,6 +244,19 @@ mr_compile_shape(const char *text, int len, const MrTextOrigin *origin,
 			if (q->outcols[i].input_column == q->partition_cols[k] &&
 				equality_is_identity(TupleDescAttr(q->input_desc, q->partition_cols[k])))
 				shape->part_input_col[i] = q->partition_cols[k];
+	}
+	shape->npartition = q->npartition;
+	shape->part_outcol = palloc(sizeof(int) * Max(q->npartition, 1));
+	shape->part_collation = palloc(sizeof(Oid) * Max(q->npartition, 1));
+	for (i = 0; i < q->npartition; i++)
+	{
+		int			k;
+
+		shape->part_outcol[i] = -1;
+		for (k = 0; k < q->noutcols; k++)
+			if (q->outcols[k].input_column == q->partition_cols[i])
+				shape->part_outcol[i] = k;
+		shape->part_collation[i] = TupleDescAttr(q->input_desc, q->partition_cols[i])->attcollation;
 	}
 	MemoryContextDelete(cxt);
 }
@@ -363,10 +380,53 @@ mr_push_partition_filters(RelOptInfo *rel, const MrScanShape *shape, Query *inq)
 	return rest;
 }
 
+/*
+ * The node's output order: partitions arrive in the input's order, which is
+ * ascending (NULLS LAST) on the PARTITION BY keys under their default btree
+ * opclass and the input column's collation.  Within a partition the order
+ * depends on the matches, so only the partition keys are claimed, and only
+ * while the result column compares like the input column (same collation).
+ */
+static List *
+mr_output_pathkeys(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
+				   const MrScanShape *shape)
+{
+	List	   *pathkeys = NIL;
+	int			i;
+
+	for (i = 0; i < shape->npartition; i++)
+	{
+		int			col = shape->part_outcol[i];
+		Oid			type;
+		Oid			coll;
+		TypeCacheEntry *tce;
+		Var		   *v;
+		List	   *pk;
+
+		if (col < 0 || col >= list_length(rtfunc->funccoltypes))
+			break;
+		type = list_nth_oid(rtfunc->funccoltypes, col);
+		coll = list_nth_oid(rtfunc->funccolcollations, col);
+		if (coll != shape->part_collation[i])
+			break;
+		tce = lookup_type_cache(type, TYPECACHE_LT_OPR);
+		if (!OidIsValid(tce->lt_opr))
+			break;
+		v = makeVar(rel->relid, col + 1, type, list_nth_int(rtfunc->funccoltypmods, col),
+					coll, 0);
+		pk = build_expression_pathkey(root, (Expr *) v, NULL, tce->lt_opr,
+									  rel->relids, true);
+		if (pk == NIL)
+			break;
+		pathkeys = list_concat(pathkeys, pk);
+	}
+	return truncate_useless_pathkeys(root, rel, pathkeys);
+}
+
 static MrScanPath *
 mr_make_path(PlannerInfo *root, RelOptInfo *rel, const MrScanShape *shape,
 			 const char *text, int origin_base, PlannerInfo *subroot,
-			 Path *subpath, double out_tuples)
+			 Path *subpath, double out_tuples, List *pathkeys)
 {
 	MrScanPath *p = (MrScanPath *) newNode(sizeof(MrScanPath), T_CustomPath);
 	double		in_rows = subpath->rows;
@@ -380,7 +440,7 @@ mr_make_path(PlannerInfo *root, RelOptInfo *rel, const MrScanShape *shape,
 	p->cpath.path.parallel_aware = false;
 	p->cpath.path.parallel_safe = false;
 	p->cpath.path.parallel_workers = 0;
-	p->cpath.path.pathkeys = NIL;
+	p->cpath.path.pathkeys = pathkeys;
 	p->cpath.path.rows = rel->rows;
 
 	/*
@@ -425,6 +485,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	double		out_tuples;
 	char	   *fromtext;
 	List	   *own_quals;
+	List	   *pathkeys;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -486,11 +547,12 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	/* the node replaces the function scan */
 	rel->pathlist = NIL;
 	rel->partial_pathlist = NIL;
+	pathkeys = mr_output_pathkeys(root, rel, rtfunc, &shape);
 	add_path(rel, (Path *) mr_make_path(root, rel, &shape, fromtext, origin.base,
-										subroot, total, out_tuples));
+										subroot, total, out_tuples, pathkeys));
 	if (startup != NULL && startup != total)
 		add_path(rel, (Path *) mr_make_path(root, rel, &shape, fromtext, origin.base,
-											subroot, startup, out_tuples));
+											subroot, startup, out_tuples, pathkeys));
 }
 
 void
