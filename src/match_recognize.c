@@ -12,6 +12,7 @@
 
 #include "match_recognize.h"
 #include "mr_program.h"
+#include "stream/mr_stream.h"
 
 PG_MODULE_MAGIC;
 
@@ -46,4 +47,5 @@ void
 _PG_init(void)
 {
 	mr_guc_init();
+	mr_stream_init();
 }
