@@ -132,3 +132,38 @@ GRANT SELECT ON match_recognize_streams TO PUBLIC;
 
 COMMENT ON VIEW match_recognize_streams IS
 'one row per stream: state, last error, counters, watermark and lag';
+
+CREATE FUNCTION match_recognize_wait_stream(name text, timeout interval DEFAULT '60 seconds')
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+DECLARE
+	target pg_lsn := pg_catalog.pg_current_wal_insert_lsn();
+	deadline timestamptz := pg_catalog.clock_timestamp() + timeout;
+	st record;
+BEGIN
+	LOOP
+		SELECT s.state, s.backfilled,
+			GREATEST(r.confirmed_flush_lsn, s.last_lsn) AS done_lsn
+		INTO st
+		FROM @extschema@.match_recognize_stream s
+		LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
+		WHERE s.output = pg_catalog.to_regclass(match_recognize_wait_stream.name)
+			OR s.name = match_recognize_wait_stream.name;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'stream "%" does not exist', match_recognize_wait_stream.name
+				USING ERRCODE = 'undefined_object';
+		END IF;
+		IF st.state = 'failed' OR (st.backfilled AND st.done_lsn >= target) THEN
+			RETURN true;
+		END IF;
+		IF pg_catalog.clock_timestamp() > deadline THEN
+			RETURN false;
+		END IF;
+		PERFORM pg_catalog.pg_sleep(0.05);
+	END LOOP;
+END
+$fn$;
+
+COMMENT ON FUNCTION match_recognize_wait_stream(text, interval) IS
+'waits until the stream has processed every change committed before the call (or has failed); false on timeout';
