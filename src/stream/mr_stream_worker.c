@@ -1473,6 +1473,19 @@ clock_key(void)
 	return DirectFunctionCall1(timestamptz_date, TimestampTzGetDatum(now));
 }
 
+/* idle_advance: the wall clock counts as an event time seen */
+static void
+advance_clock(void)
+{
+	Datum		now;
+
+	if (!S.idle_advance)
+		return;
+	now = clock_key();
+	if (!S.have_max || key_cmp(now, S.max_seen) > 0)
+		set_max_seen(now);
+}
+
 /* ---------- the batch ---------- */
 
 static void
@@ -1602,6 +1615,7 @@ run_batch(void)
 	if (!S.backfilled)
 	{
 		backfill();
+		advance_clock();
 		release();
 		expire();
 		persist();
@@ -1629,13 +1643,7 @@ run_batch(void)
 	nrows = SPI_processed;
 	cut_short = nrows >= (uint64) S.batch_size;
 
-	if (S.idle_advance)
-	{
-		Datum		now = clock_key();
-
-		if (!S.have_max || key_cmp(now, S.max_seen) > 0)
-			set_max_seen(now);
-	}
+	advance_clock();
 
 	/* 3-4. file the rows of each new transaction at its commit */
 	src = table_open(S.source, AccessShareLock);
