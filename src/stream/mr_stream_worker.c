@@ -1719,8 +1719,8 @@ run_batch(void)
 	}
 	table_close(src, AccessShareLock);
 
-	/* 5-7 */
-	if (!stopped && (S.dirty || S.idle_advance))
+	/* 5-7: also when stopped, for the transactions before the change */
+	if (S.dirty || S.idle_advance)
 	{
 		release();
 		expire();
