@@ -11,8 +11,10 @@ DO $$
 BEGIN
 	IF current_setting('output_plugin_libraries', true) IS NOT NULL
 	   AND current_setting('output_plugin_libraries') !~ 'match_recognize' THEN
-		EXECUTE format('ALTER DATABASE %I SET output_plugin_libraries = %L', current_database(),
-					   current_setting('output_plugin_libraries') || ', match_recognize');
+		EXECUTE format('ALTER DATABASE %I SET output_plugin_libraries = %s, %L', current_database(),
+					   (SELECT string_agg(quote_literal(trim(p)), ', ')
+						FROM unnest(string_to_array(current_setting('output_plugin_libraries'), ',')) p),
+					   'match_recognize');
 	END IF;
 END $$;
 \c
