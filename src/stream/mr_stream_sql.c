@@ -49,6 +49,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
+#include "mr_bind.h"
 #include "mr_exec.h"
 #include "mr_rewrite.h"
 #include "mr_stream.h"
@@ -128,6 +129,8 @@ mr_stream_compile(const char *sql, Oid *source)
 	Oid			relid;
 	char		relkind;
 	int			end;
+	MrQuery    *q;
+	bool		has_subquery = false;
 
 	memset(&err, 0, sizeof(err));
 	origin.base = -1;
@@ -171,8 +174,32 @@ mr_stream_compile(const char *sql, Oid *source)
 				 errmsg("the input of a stream must be a table"),
 				 errdetail("\"%s\" is not a table or partitioned table.", get_rel_name(relid))));
 	*source = relid;
-	return mr_query_compile(sql + occ[0].item.start, occ[0].item.end - occ[0].item.start,
-							&origin);
+	q = mr_query_compile(sql + occ[0].item.start, occ[0].item.end - occ[0].item.start,
+						 &origin);
+
+	/*
+	 * Subqueries run as planned queries that the runtime keeps open across
+	 * rows; a worker's transactions end between batches, so refuse them.
+	 */
+	for (i = 0; i < q->clause->nvars; i++)
+		if (q->defines[i] && q->defines[i]->plan)
+			has_subquery = true;
+	for (i = 0; i < q->clause->nmeasures; i++)
+		if (q->measures[i]->plan)
+			has_subquery = true;
+	for (i = 0; i < q->nslots; i++)
+	{
+		if (q->slots[i].row.plan)
+			has_subquery = true;
+		for (int k = 0; k < q->slots[i].naggargs; k++)
+			if (q->slots[i].aggargs[k].plan)
+				has_subquery = true;
+	}
+	if (has_subquery)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("subqueries in DEFINE or MEASURES are not supported in streams")));
+	return q;
 }
 
 /* ---------- create ---------- */
