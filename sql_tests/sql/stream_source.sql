@@ -50,7 +50,8 @@ SELECT match_recognize_create_stream('pt_out',
   $$SELECT * FROM pt MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
       MEASURES FIRST(ts) AS t0, LAST(ts) AS t1, SUM(v) AS s PATTERN (a+ b) DEFINE a AS v = 1, b AS v = 2)$$,
   lateness => 0);
-INSERT INTO pt VALUES (1, 100, 1), (1, 101, 2), (2, 5, 1), (2, 200, 2), (9, 999, 0);
+SELECT match_recognize_wait_stream('pt_out');
+INSERT INTO pt VALUES (1, 100, 1), (1, 101, 2), (2, 150, 1), (2, 200, 2), (9, 999, 0);
 INSERT INTO pt_2 VALUES (2, 3, 300);
 SELECT match_recognize_wait_stream('pt_out');
 SELECT k, t0, t1, s, _match_id FROM pt_out ORDER BY k;

@@ -199,8 +199,8 @@ decode_rel(LogicalDecodingContext *ctx, DecodeState *st, Relation rel)
 			RelationClose(root);
 		}
 		if (relid != st->root)
-			r.map = build_attrmap_by_name_if_req(st->rootdesc,
-												 RelationGetDescr(rel));
+			r.map = build_attrmap_by_name_if_req(RelationGetDescr(rel),
+												 st->rootdesc);
 		MemoryContextSwitchTo(old);
 	}
 	e = hash_search(decode_rels(st, ctx->context), &relid, HASH_ENTER, &found);
