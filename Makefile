@@ -131,8 +131,13 @@ ifneq ($(FUZZ_BINS),)
 		mkdir -p $$corpus; \
 		seeds=""; [ -d test/fuzz/corpus/$$name ] && seeds=test/fuzz/corpus/$$name; \
 		echo "== $$f ($(FUZZ_SECONDS)s)"; \
-		./$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-			-artifact_prefix=test/fuzz/build/ $$corpus $$seeds || failed="$$failed $$name"; \
+		if ./$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=test/fuzz/build/ $$corpus $$seeds \
+			> test/fuzz/build/$$name.log 2>&1; then \
+			tail -n 12 test/fuzz/build/$$name.log; \
+		else \
+			tail -n 60 test/fuzz/build/$$name.log; failed="$$failed $$name"; \
+		fi; \
 	done; \
 	if [ -n "$$failed" ]; then echo "fuzzcheck: FAILED:$$failed"; exit 1; fi; \
 	echo "fuzzcheck: all $(words $(FUZZ_BINS)) fuzz targets ran clean"

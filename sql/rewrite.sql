@@ -1,7 +1,9 @@
 --
 -- Statement rewriting: match_recognize_sql() and match_recognize_create_view()
 --
+SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS match_recognize;
+RESET client_min_messages;
 \set VERBOSITY default
 
 CREATE TABLE rw_ticker (symbol text, ts integer, price numeric);

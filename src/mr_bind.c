@@ -618,13 +618,22 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 				(errcode(WINDOWING_ERROR),
 				 errmsg("window functions are not allowed in MATCH_RECOGNIZE"),
 				 cx_position(cx, fc->location)));
-	if (fc->agg_filter)
+	if (fc->agg_within_group)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("FILTER is not supported in aggregates in MATCH_RECOGNIZE"),
-				 errhint("Use a SUBSET or a CASE expression in the aggregate's argument."),
+				 errmsg("ordered-set aggregates are not supported in MATCH_RECOGNIZE"),
 				 cx_position(cx, fc->location)));
-
+	if (fc->agg_order)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("ORDER BY inside an aggregate call is not supported in MATCH_RECOGNIZE"),
+				 errhint("Rows are aggregated in the order of the match."),
+				 cx_position(cx, fc->location)));
+	if (fc->agg_distinct)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("DISTINCT is not supported in aggregates in MATCH_RECOGNIZE"),
+				 cx_position(cx, fc->location)));
 	s = new_slot(cx->q);
 	cx->q->slots[s].kind = MR_SLOT_AGG;
 	cx->q->slots[s].location = frag_to_text(cx, fc->location);
@@ -654,6 +663,8 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	foreach(lc, fc->args)
 		newargs = lappend(newargs, lower_node(cx, lfirst(lc)));
 	fc->args = newargs;
+	/* FILTER (WHERE ...) is a row condition over the same rows */
+	fc->agg_filter = lower_node(cx, fc->agg_filter);
 	set = cx->row_set_known ? cx->row_set : varset_universal();
 	uses_cls = cx->row_uses_classifier;
 	cx->in_row = save_in_row;
@@ -683,6 +694,18 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	slot->typmod = -1;
 	slot->naggargs = list_length(aggref->args);
 	slot->aggargs = palloc0(sizeof(MrRowExpr) * Max(slot->naggargs, 1));
+	if (aggref->aggfilter)
+	{
+		Expr	   *fe = expression_planner(aggref->aggfilter);
+
+		slot->aggfilter = palloc0(sizeof(MrRowExpr));
+		slot->aggfilter->column = -1;
+		slot->aggfilter->expr = fe;
+		slot->aggfilter->type = BOOLOID;
+		slot->aggfilter->typmod = -1;
+		slot->aggfilter->uses_classifier = uses_cls;
+		slot->aggfilter->state = ExecInitExpr(fe, NULL);
+	}
 	i = 0;
 	foreach(lc, aggref->args)
 	{
@@ -971,13 +994,13 @@ classify_slot(MrQuery *q, MrSlot *slot, int define_var, bool *path_dep, bool *st
  * collecting their markers.
  */
 static void
-make_fragment(LowerCtx *cx, MrSpan span)
+make_fragment(LowerCtx *cx, MrSpan span, const char *prefix, const char *suffix)
 {
 	const char *text = cx->q->text;
 	int			len = span.end - span.start;
-	const char *prefix = "SELECT ";
 	int			plen = strlen(prefix);
-	char	   *frag = palloc(plen + len + 1);
+	int			slen = strlen(suffix);
+	char	   *frag = palloc(plen + len + slen + 1);
 	MrLexer		lx;
 	MrError		err;
 	MrToken		toks[3];
@@ -985,7 +1008,8 @@ make_fragment(LowerCtx *cx, MrSpan span)
 
 	memcpy(frag, prefix, plen);
 	memcpy(frag + plen, text + span.start, len);
-	frag[plen + len] = '\0';
+	memcpy(frag + plen + len, suffix, slen);
+	frag[plen + len + slen] = '\0';
 
 	cx->prefix = plen;
 	cx->span_start = span.start;
@@ -995,6 +1019,7 @@ make_fragment(LowerCtx *cx, MrSpan span)
 	memset(&err, 0, sizeof(err));
 	mr_lexer_init(&lx, frag, plen + len, &err);
 	lx.pos = plen;
+	memset(toks, 0, sizeof(toks));
 	for (;;)
 	{
 		MrToken		t;
@@ -1024,7 +1049,8 @@ make_fragment(LowerCtx *cx, MrSpan span)
 
 static MrLowered *
 lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
-				 Oid want_type, const char *what)
+				 Oid want_type, const char *what, const char *prefix,
+				 const char *suffix)
 {
 	LowerCtx	cx;
 	MrErrPosContext errctx;
@@ -1046,7 +1072,7 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 	cx.in_define = in_define;
 	cx.define_var = define_var;
 	cx.in_measure = !in_define;
-	make_fragment(&cx, span);
+	make_fragment(&cx, span, prefix, suffix);
 
 	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, cx.frag,
 				   cx.prefix, span.start, span.end - span.start);
@@ -1114,7 +1140,7 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 				break;
 		}
 		ptypes[i] = slot->type;
-		if (in_define)
+		if (in_define && define_var >= 0)
 			classify_slot(q, slot, define_var, &lw->path_dependent, &lw->start_dependent);
 		i++;
 	}
@@ -1176,7 +1202,7 @@ resolve_key_column(MrQuery *q, MrSpan span, const char *what)
 
 	memset(&cx, 0, sizeof(cx));
 	cx.q = q;
-	make_fragment(&cx, span);
+	make_fragment(&cx, span, "SELECT ", "");
 	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, cx.frag,
 				   cx.prefix, span.start, span.end - span.start);
 	raw = raw_parser(cx.frag, RAW_PARSE_DEFAULT);
@@ -1204,6 +1230,42 @@ resolve_key_column(MrQuery *q, MrSpan span, const char *what)
 	return col;
 }
 
+/*
+ * The input FROM item as text.  A parenthesized subquery without an alias
+ * gets one, since PostgreSQL requires it (the standard does not).
+ */
+static char *
+input_text(MrQuery *q)
+{
+	MrSpan		span = q->clause->input;
+	int			len = span.end - span.start;
+	const char *t = q->text + span.start;
+
+	if (len > 0 && t[0] == '(')
+	{
+		/* does the group that opens the input also close it? */
+		MrLexer		lx;
+		MrToken		tok;
+		MrError		err;
+		int			depth = 0;
+
+		memset(&err, 0, sizeof(err));
+		mr_lexer_init(&lx, t, len, &err);
+		while (mr_lex_next(&lx, &tok) && tok.kind != MR_TOK_EOF)
+		{
+			if (mr_tok_is(&lx, &tok, "("))
+				depth++;
+			else if (mr_tok_is(&lx, &tok, ")") && --depth == 0)
+			{
+				if (tok.end == len)
+					return psprintf("%.*s AS match_recognize_input", len, t);
+				break;
+			}
+		}
+	}
+	return pnstrdup(t, len);
+}
+
 /* analyse "SELECT * FROM <input>" for the input's columns */
 static void
 resolve_input(MrQuery *q)
@@ -1212,7 +1274,7 @@ resolve_input(MrQuery *q)
 	const char *prefix = "SELECT * FROM ";
 	int			plen = strlen(prefix);
 	int			len = span.end - span.start;
-	char	   *frag = palloc(plen + len + 1);
+	char	   *frag;
 	MrErrPosContext errctx;
 	List	   *raw;
 	Query	   *qry;
@@ -1220,9 +1282,7 @@ resolve_input(MrQuery *q)
 	int			n = 0;
 	TupleDesc	desc;
 
-	memcpy(frag, prefix, plen);
-	memcpy(frag + plen, q->text + span.start, len);
-	frag[plen + len] = '\0';
+	frag = psprintf("%s%s", prefix, input_text(q));
 	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, frag, plen,
 				   span.start, len);
 	raw = raw_parser(frag, RAW_PARSE_DEFAULT);
@@ -1331,12 +1391,11 @@ static void
 build_input_sql(MrQuery *q)
 {
 	StringInfoData buf;
-	MrSpan		in = q->clause->input;
 	int			i;
 
 	initStringInfo(&buf);
 	appendStringInfoString(&buf, "SELECT * FROM ");
-	appendBinaryStringInfo(&buf, q->text + in.start, in.end - in.start);
+	appendStringInfoString(&buf, input_text(q));
 	for (i = 0; i < q->npartition + q->norder; i++)
 	{
 		appendStringInfoString(&buf, i == 0 ? " ORDER BY " : ", ");
@@ -1357,17 +1416,18 @@ build_input_sql(MrQuery *q)
 	q->input_sql = buf.data;
 }
 
-/* WITHIN: "$last <= $first + (<within>)" with the first ORDER BY column */
+/*
+ * WITHIN <bound>: every row of a match must satisfy
+ * "order key <= FIRST(order key) + (<bound>)" (inclusive span bound), which
+ * we lower like a DEFINE condition over the first ORDER BY column; the
+ * user's bound expression keeps its own positions inside the fragment.
+ */
 static void
 bind_within(MrQuery *q)
 {
 	MrClause   *c = q->clause;
-	StringInfoData buf;
-	MrQuery		tmp;
-	MrSpan		span;
-	char	   *saved_text = q->text;
-	int			saved_len = q->textlen;
-	int			first_slot;
+	const char *colname;
+	char	   *prefix;
 
 	if (!c->has_within)
 		return;
@@ -1381,32 +1441,10 @@ bind_within(MrQuery *q)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("WITHIN requires the first ORDER BY column to be ascending"),
 				 mr_report_position(q->text, c->within.start, &q->origin)));
-	(void) tmp;
-
-	/*
-	 * Lower "FIRST(col) + (within) >= col" written over the original text:
-	 * we build a synthetic text whose span covers the WITHIN expression so
-	 * error positions inside it still point at the user's text.
-	 */
-	initStringInfo(&buf);
-	appendBinaryStringInfo(&buf, q->text, q->textlen);
-	{
-		const char *colname = quote_identifier(NameStr(TupleDescAttr(q->input_desc, q->order_cols[0])->attname));
-		int			extra_start = buf.len;
-
-		appendStringInfo(&buf, " %s <= FIRST(%s) + (", colname, colname);
-		span.start = extra_start + 1;
-		appendBinaryStringInfo(&buf, q->text + c->within.start, c->within.end - c->within.start);
-		appendStringInfoChar(&buf, ')');
-		span.end = buf.len;
-	}
-	q->text = buf.data;
-	q->textlen = buf.len;
-	first_slot = q->nslots;
-	q->within = lower_expression(q, span, true, -1, BOOLOID, "WITHIN");
-	q->within_first_slot = first_slot;
-	q->text = saved_text;
-	q->textlen = saved_len;
+	colname = quote_identifier(NameStr(TupleDescAttr(q->input_desc, q->order_cols[0])->attname));
+	prefix = psprintf("SELECT %s <= FIRST(%s) + (", colname, colname);
+	q->within_first_slot = q->nslots;
+	q->within = lower_expression(q, c->within, true, -1, BOOLOID, "WITHIN", prefix, ")");
 }
 
 MrQuery *
@@ -1455,7 +1493,8 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
 	for (i = 0; i < c->ndefines; i++)
 	{
 		MrDefine   *d = &c->defines[i];
-		MrLowered  *lw = lower_expression(q, d->expr, true, d->var, BOOLOID, "DEFINE");
+		MrLowered  *lw = lower_expression(q, d->expr, true, d->var, BOOLOID, "DEFINE",
+										  "SELECT ", "");
 
 		q->defines[d->var] = lw;
 		if (lw->path_dependent)
@@ -1469,7 +1508,7 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
 	q->measures = palloc0(sizeof(MrLowered *) * Max(c->nmeasures, 1));
 	for (i = 0; i < c->nmeasures; i++)
 		q->measures[i] = lower_expression(q, c->measures[i].expr, false, -1,
-										  InvalidOid, "MEASURES");
+										  InvalidOid, "MEASURES", "SELECT ", "");
 	bind_within(q);
 	if (q->within)
 		start_dep = true;

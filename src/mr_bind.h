@@ -76,6 +76,7 @@ typedef struct MrSlot
 	Aggref	   *aggref;
 	MrAggDesc  *agg;
 	MrRowExpr  *aggargs;		/* one row expression per aggregate argument */
+	MrRowExpr  *aggfilter;		/* FILTER (WHERE ...) condition, or NULL */
 	int			naggargs;
 	Oid			type;
 	int32		typmod;

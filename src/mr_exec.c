@@ -322,6 +322,17 @@ agg_advance_row(MrRuntime *rt, int s, int64 pos, int label, int64 match_number)
 	int			i;
 	MemoryContext old = MemoryContextSwitchTo(rt->evalcxt);
 
+	if (slot->aggfilter)
+	{
+		bool		fnull;
+		Datum		f = eval_row_expr(rt, slot->aggfilter, pos, label, match_number, &fnull);
+
+		if (fnull || !DatumGetBool(f))
+		{
+			MemoryContextSwitchTo(old);
+			return;
+		}
+	}
 	for (i = 0; i < slot->naggargs && i < FUNC_MAX_ARGS; i++)
 		args[i] = eval_row_expr(rt, &slot->aggargs[i], pos, label, match_number, &nulls[i]);
 	MemoryContextSwitchTo(old);

@@ -10,6 +10,7 @@
 #   regress      make installcheck (sql/ + expected/)
 #   stream       make installcheck-stream (sql_tests/), when it has tests
 #   conformance  test/conformance/run_conformance.py on ../shared/conformance
+#   robustness   test/robustness/random_queries.py: random queries, no crash
 #   bench        bench/smoke.sh, when it exists
 #   tap          make tapcheck (t/*.pl) as the non-root user mrtest
 #
@@ -74,6 +75,14 @@ in_cluster()
 		record conformance passed
 	else
 		record conformance failed
+		failed=1
+	fi
+
+	mr_log "robustness: test/robustness/random_queries.py"
+	if python3 test/robustness/random_queries.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}"; then
+		record robustness passed
+	else
+		record robustness failed
 		failed=1
 	fi
 
@@ -198,7 +207,7 @@ if [ $built = yes ]; then
 	fi
 	run_tap
 else
-	for s in regress stream conformance bench tap; do
+	for s in regress stream conformance robustness bench tap; do
 		record $s skipped "build failed"
 	done
 fi

@@ -1316,8 +1316,34 @@ mr_parse_clause(const char *text, int len, MrError *err)
 	if (!advance(&p))
 		return NULL;
 
-	/* the input: a (possibly qualified) name or a parenthesized query */
+	/*
+	 * The input: a parenthesized query, or a (possibly qualified) name,
+	 * optionally with the arguments of a function call.
+	 */
 	c->input.start = p.tok.start;
+	if (is_alias_token(&p.tok))
+	{
+		for (;;)
+		{
+			c->input.end = p.tok.end;
+			if (!advance(&p))
+				return NULL;
+			if (!is_punct(&p, "."))
+				break;
+			if (!advance(&p))
+				return NULL;
+			if (!is_alias_token(&p.tok))
+			{
+				syntax_error(&p);
+				return NULL;
+			}
+		}
+	}
+	else if (!is_punct(&p, "("))
+	{
+		syntax_error(&p);
+		return NULL;
+	}
 	if (is_punct(&p, "("))
 	{
 		int			depth = 0;
@@ -1340,29 +1366,6 @@ mr_parse_clause(const char *text, int len, MrError *err)
 		c->input.end = p.tok.end;
 		if (!advance(&p))
 			return NULL;
-	}
-	else if (is_alias_token(&p.tok))
-	{
-		for (;;)
-		{
-			c->input.end = p.tok.end;
-			if (!advance(&p))
-				return NULL;
-			if (!is_punct(&p, "."))
-				break;
-			if (!advance(&p))
-				return NULL;
-			if (!is_alias_token(&p.tok))
-			{
-				syntax_error(&p);
-				return NULL;
-			}
-		}
-	}
-	else
-	{
-		syntax_error(&p);
-		return NULL;
 	}
 
 	{

@@ -25,7 +25,22 @@ typedef struct Thread
 	int64_t		start;
 	MrHist	   *hist;			/* newest label; NULL when no row consumed */
 	int64_t		len;			/* rows consumed */
+	int32_t    *begun;			/* END-parked only: loops begun at this row */
+	int32_t		nbegun;
 } Thread;
+
+/* closure bookkeeping: the loops whose current iteration began at this row */
+typedef struct BegunNode
+{
+	int32_t		loop;			/* loop head pc */
+	int32_t		parent;			/* index of the previous node, -1 = none */
+} BegunNode;
+
+typedef struct StackEntry
+{
+	int32_t		pc;
+	int32_t		begun;			/* BegunNode index, -1 = empty set */
+} StackEntry;
 
 struct MrMatcher
 {
@@ -47,16 +62,22 @@ struct MrMatcher
 	int64_t		best_end;
 	MrHist	   *best_hist;
 
-	/* closure-local visited marks */
+	/* closure-local visited marks: (pc, begun set) and parked VAR pcs */
 	uint32_t   *cstamp;
+	int32_t    *cbegun;
+	uint32_t   *vstamp;
 	uint32_t	cgen;
+	BegunNode  *bnodes;
+	int32_t		nbnodes;
+	int32_t		bcap;
 	/* per-position visited marks (dedup across threads) */
 	uint32_t   *pstamp;
 	int64_t    *pstart;
 	uint32_t	pgen;
 
-	int32_t    *stack;
-	int			stacktop;
+	StackEntry *stack;
+	int32_t		stacktop;
+	int32_t		stackcap;
 
 	MrHist	   *free_hist;
 
@@ -138,7 +159,7 @@ grow_list(Thread **list, int64_t *cap, int64_t need)
 	*cap = ncap;
 }
 
-static void
+static Thread *
 nlist_append(MrMatcher *m, int32_t pc, int64_t start, MrHist *hist, int64_t len)
 {
 	Thread	   *t;
@@ -150,6 +171,18 @@ nlist_append(MrMatcher *m, int32_t pc, int64_t start, MrHist *hist, int64_t len)
 	t->start = start;
 	t->hist = hist_ref(hist);
 	t->len = len;
+	t->begun = NULL;
+	t->nbegun = 0;
+	return t;
+}
+
+static void
+release_thread(MrMatcher *m, Thread *t)
+{
+	hist_release(m, t->hist);
+	if (t->begun)
+		mr_free(t->begun);
+	t->begun = NULL;
 }
 
 static void
@@ -158,7 +191,7 @@ release_threads(MrMatcher *m, Thread *list, int64_t from, int64_t to)
 	int64_t		i;
 
 	for (i = from; i < to; i++)
-		hist_release(m, list[i].hist);
+		release_thread(m, &list[i]);
 }
 
 static void
@@ -188,10 +221,14 @@ mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
 	m->prog = prog;
 	m->opts = *opts;
 	m->cstamp = mr_new_array(uint32_t, n);
+	m->cbegun = mr_new_array(int32_t, n);
+	m->vstamp = mr_new_array(uint32_t, n);
 	m->pstamp = mr_new_array(uint32_t, n);
 	m->pstart = mr_new_array(int64_t, n);
-	/* each pc is pushed at most once per closure, plus one pending y each */
-	m->stack = mr_new_array(int32_t, 2 * n + 2);
+	m->stackcap = 2 * n + 16;
+	m->stack = mr_new_array(StackEntry, m->stackcap);
+	m->bcap = 64;
+	m->bnodes = mr_new_array(BegunNode, m->bcap);
 	grow_list(&m->clist, &m->ccap, 16);
 	grow_list(&m->nlist, &m->ncap, 16);
 	m->cgen = 1;
@@ -205,6 +242,9 @@ mr_matcher_destroy(MrMatcher *m)
 {
 	/* the host frees everything with its memory context; standalone frees */
 	mr_free(m->cstamp);
+	mr_free(m->cbegun);
+	mr_free(m->vstamp);
+	mr_free(m->bnodes);
 	mr_free(m->pstamp);
 	mr_free(m->pstart);
 	mr_free(m->stack);
@@ -244,78 +284,175 @@ mr_matcher_reset(MrMatcher *m, int64_t pos)
 	}
 }
 
+static int32_t
+begun_push(MrMatcher *m, int32_t loop, int32_t parent)
+{
+	if (m->nbnodes >= m->bcap)
+	{
+		m->bcap *= 2;
+		m->bnodes = mr_realloc(m->bnodes, sizeof(BegunNode) * (size_t) m->bcap);
+	}
+	m->bnodes[m->nbnodes].loop = loop;
+	m->bnodes[m->nbnodes].parent = parent;
+	return m->nbnodes++;
+}
+
+static bool
+begun_contains(const MrMatcher *m, int32_t node, int32_t loop)
+{
+	for (; node >= 0; node = m->bnodes[node].parent)
+		if (m->bnodes[node].loop == loop)
+			return true;
+	return false;
+}
+
+static void
+stack_push(MrMatcher *m, int32_t pc, int32_t begun)
+{
+	if (m->stacktop >= m->stackcap)
+	{
+		m->stackcap *= 2;
+		m->stack = mr_realloc(m->stack, sizeof(StackEntry) * (size_t) m->stackcap);
+	}
+	m->stack[m->stacktop].pc = pc;
+	m->stack[m->stacktop].begun = begun;
+	m->stacktop++;
+}
+
+/* is a thread parked at pc a duplicate of an earlier (preferred) one? */
+static bool
+parked_duplicate(MrMatcher *m, int32_t pc, int64_t start)
+{
+	switch (m->opts.dedup)
+	{
+		case MR_DEDUP_STATE:
+			if (m->pstamp[pc] == m->pgen)
+				return true;
+			m->pstamp[pc] = m->pgen;
+			return false;
+		case MR_DEDUP_STATE_START:
+			if (m->pstamp[pc] == m->pgen && m->pstart[pc] == start)
+				return true;
+			m->pstamp[pc] = m->pgen;
+			m->pstart[pc] = start;
+			return false;
+		case MR_DEDUP_NONE:
+			break;
+	}
+	/* the same thread reaching one pc by two epsilon paths */
+	if (m->vstamp[pc] == m->cgen)
+		return true;
+	m->vstamp[pc] = m->cgen;
+	return false;
+}
+
 /*
- * Follow epsilon edges from pc for one thread, in preference order, appending
- * the threads that wait for a row (VAR, or END before the partition is known
- * to have ended) to nlist.  Returns true when ACCEPT was reached: the caller
- * must then drop every lower-priority thread.
+ * Follow epsilon edges from pc0 for one thread, in preference order (a
+ * depth-first walk that takes each SPLIT's x before its y), appending the
+ * threads that wait for a row -- at VAR, or at END before the partition is
+ * known to have ended -- to nlist.  Returns true when ACCEPT was reached:
+ * the caller must then drop every lower-priority thread.
+ *
+ * The walk carries the set of unbounded loops whose current iteration began
+ * at this row.  A loop's back edge is not taken while its loop is in the set
+ * (that iteration matched no row); this is the only pruning rule, and it
+ * bounds the walk.  A state reached again with the same set has the same
+ * future and lower priority, so it is skipped.  Parked threads are merged
+ * across threads only at VAR pcs, where the set no longer matters: the next
+ * step consumes a row, which every open iteration then contains.
  */
 static bool
 closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
-		int64_t pos)
+		int64_t pos, const int32_t *begun0, int32_t nbegun0)
 {
 	const MrInst *insts = m->prog->insts;
-	MrDedup		dedup = m->opts.dedup;
+	int32_t		b0 = -1;
+	int32_t		i;
 
 	m->cgen++;
 	if (m->cgen == 0)
 	{
 		memset(m->cstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		memset(m->vstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
 		m->cgen = 1;
 	}
+	m->nbnodes = 0;
+	for (i = 0; i < nbegun0; i++)
+		b0 = begun_push(m, begun0[i], b0);
 	m->stacktop = 0;
-	m->stack[m->stacktop++] = pc0;
+	stack_push(m, pc0, b0);
 	while (m->stacktop > 0)
 	{
-		int32_t		pc = m->stack[--m->stacktop];
+		StackEntry	e = m->stack[--m->stacktop];
+		int32_t		pc = e.pc;
 		const MrInst *in = &insts[pc];
 
 		m->stats.steps++;
-		if (m->cstamp[pc] == m->cgen)
+		if (m->cstamp[pc] == m->cgen && m->cbegun[pc] == e.begun)
 			continue;
 		m->cstamp[pc] = m->cgen;
-		if (dedup == MR_DEDUP_STATE)
-		{
-			if (m->pstamp[pc] == m->pgen)
-			{
-				m->stats.merged++;
-				continue;
-			}
-			m->pstamp[pc] = m->pgen;
-		}
-		else if (dedup == MR_DEDUP_STATE_START)
-		{
-			if (m->pstamp[pc] == m->pgen && m->pstart[pc] == start)
-			{
-				m->stats.merged++;
-				continue;
-			}
-			m->pstamp[pc] = m->pgen;
-			m->pstart[pc] = start;
-		}
+		m->cbegun[pc] = e.begun;
 
 		switch ((MrOpcode) in->op)
 		{
 			case MR_OP_JUMP:
-				m->stack[m->stacktop++] = in->x;
+				if (in->back_edge && begun_contains(m, e.begun, in->loop))
+					break;		/* an empty iteration: not repeated */
+				stack_push(m, in->x, e.begun);
 				break;
 			case MR_OP_SPLIT:
-				m->stack[m->stacktop++] = in->y;
-				m->stack[m->stacktop++] = in->x;
+				{
+					int32_t		bx = e.begun,
+								by = e.begun;
+
+					if (in->loop_head)
+					{
+						/* taking the body edge begins an iteration here */
+						int32_t		nb = begun_push(m, pc, e.begun);
+
+						if (in->x == in->loop)
+							bx = nb;
+						else
+							by = nb;
+					}
+					stack_push(m, in->y, by);
+					stack_push(m, in->x, bx);
+				}
 				break;
 			case MR_OP_BEGIN:
 				if (pos == 0)
-					m->stack[m->stacktop++] = pc + 1;
+					stack_push(m, pc + 1, e.begun);
 				break;
 			case MR_OP_END:
 				if (m->finished)
-					m->stack[m->stacktop++] = pc + 1;
+					stack_push(m, pc + 1, e.begun);
 				else
-					nlist_append(m, pc, start, hist, len);
+				{
+					/* park with the loop set: finish() resumes the walk here */
+					Thread	   *t = nlist_append(m, pc, start, hist, len);
+					int32_t		n = 0,
+								node;
+
+					for (node = e.begun; node >= 0; node = m->bnodes[node].parent)
+						n++;
+					if (n > 0)
+					{
+						t->begun = mr_new_array(int32_t, n);
+						t->nbegun = n;
+						for (node = e.begun; node >= 0; node = m->bnodes[node].parent)
+							t->begun[--n] = m->bnodes[node].loop;
+					}
+				}
 				break;
 			case MR_OP_VAR:
-				if (!m->finished)
-					nlist_append(m, pc, start, hist, len);
+				if (m->finished)
+					break;
+				if (parked_duplicate(m, pc, start))
+				{
+					m->stats.merged++;
+					break;
+				}
+				nlist_append(m, pc, start, hist, len);
 				break;
 			case MR_OP_ACCEPT:
 				set_best(m, start, start + len, hist);
@@ -351,7 +488,7 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 	if (!m->has_best)
 	{
 		m->nn = 0;
-		closure(m, 0, pos, NULL, 0, pos);
+		closure(m, 0, pos, NULL, 0, pos, NULL, 0);
 		/* append the new threads to clist */
 		grow_list(&m->clist, &m->ccap, m->nc + m->nn);
 		for (i = 0; i < m->nn; i++)
@@ -387,7 +524,7 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 				MrHist	   *h = hist_push(m, t->hist, pos, in->var, in->excluded);
 				bool		accepted;
 
-				accepted = closure(m, t->pc + 1, t->start, h, t->len + 1, pos + 1);
+				accepted = closure(m, t->pc + 1, t->start, h, t->len + 1, pos + 1, NULL, 0);
 				hist_release(m, h);
 				if (accepted)
 				{
@@ -398,7 +535,7 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 			}
 		}
 		/* END threads die: a row exists */
-		hist_release(m, t->hist);
+		release_thread(m, t);
 	}
 	m->nc = 0;
 	swap_lists(m);
@@ -428,14 +565,15 @@ mr_matcher_finish(MrMatcher *m)
 		MR_CHECK_INTERRUPTS();
 		if (m->prog->insts[t->pc].op == MR_OP_END)
 		{
-			if (closure(m, t->pc + 1, t->start, t->hist, t->len, m->cur))
+			if (closure(m, t->pc + 1, t->start, t->hist, t->len, m->cur,
+						t->begun, t->nbegun))
 			{
 				release_threads(m, m->clist, i, m->nc);
 				m->nc = 0;
 				break;
 			}
 		}
-		hist_release(m, t->hist);
+		release_thread(m, t);
 	}
 	m->nc = 0;
 	/* nothing can wait for a row after the end */
@@ -513,7 +651,7 @@ mr_matcher_expire_before(MrMatcher *m, int64_t pos)
 	{
 		if (m->clist[i].start < pos)
 		{
-			hist_release(m, m->clist[i].hist);
+			release_thread(m, &m->clist[i]);
 			dropped++;
 		}
 		else

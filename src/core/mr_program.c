@@ -48,6 +48,7 @@ emit(Builder *b, MrOpcode op)
 	b->insts[b->n].op = (uint8_t) op;
 	b->insts[b->n].x = b->insts[b->n].y = -1;
 	b->insts[b->n].var = -1;
+	b->insts[b->n].loop = -1;
 	return b->n++;
 }
 
@@ -187,6 +188,10 @@ compile_quant(Builder *b, const MrPattern *p)
 		if (jump < 0)
 			return;
 		b->insts[jump].x = split;
+		b->insts[jump].back_edge = true;
+		b->insts[jump].loop = split;
+		b->insts[split].loop_head = true;
+		b->insts[split].loop = body;
 		if (p->reluctant)
 		{
 			b->insts[split].x = b->n;

@@ -26,9 +26,11 @@
  *  - an exclusion {- p -} compiles p with its VAR instructions flagged
  *    `excluded` (the rows are matched but not output by ALL ROWS PER MATCH).
  *
- * Loops whose body can match the empty string are safe: the matcher never
- * revisits a pc within one row step, which is the standard's rule that an
- * iteration matching nothing cannot be followed by another.
+ * Unbounded loops are marked (loop_head on the SPLIT, back_edge on the JUMP
+ * that closes the body) so the matcher can apply the rule that an iteration
+ * matching no row is not followed by another: a back edge is not taken when
+ * the loop's current iteration began at the current row.  Bounded
+ * quantifiers are unrolled and need no such rule.
  *
  * The size of the program is bounded by the caller's limit (unrolling and
  * PERMUTE can grow it quickly); exceeding it is a 54000 error.
@@ -53,9 +55,12 @@ typedef struct MrInst
 {
 	uint8_t		op;				/* MrOpcode */
 	bool		excluded;		/* VAR inside {- -} */
+	bool		loop_head;		/* SPLIT heading an unbounded loop */
+	bool		back_edge;		/* JUMP closing an unbounded loop's body */
 	int32_t		var;			/* VAR: variable index */
 	int32_t		x;				/* SPLIT/JUMP: first target */
 	int32_t		y;				/* SPLIT: second target */
+	int32_t		loop;			/* loop head: body pc; back edge: head pc */
 } MrInst;
 
 typedef struct MrProgram

@@ -1,0 +1,614 @@
+/*
+ * test_match.c
+ *	  Unit tests of the pattern compiler and the matcher, standalone.
+ *
+ * Besides hand-written cases, a differential test compares the matcher with
+ * an independent reference: a backtracking matcher written directly over the
+ * pattern tree in the standard's preference order (greedy/reluctant,
+ * alternation order, PERMUTE order, leftmost start, no repeated empty loop
+ * iteration).  Random patterns over random strings must give the same
+ * matches, with every merging mode of the matcher.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr_clause.h"
+#include "mr_match.h"
+#include "mr_program.h"
+#include "mr_test.h"
+
+/* ---------- the input: a string, one letter per row ---------- */
+
+static const char *g_input;
+static int	g_len;
+static const MrClause *g_clause;
+
+/* variable X matches rows whose letter is lower(X) */
+static bool
+row_matches(int var, int row)
+{
+	char		want = g_clause->vars[var].norm[0];
+
+	if (want >= 'A' && want <= 'Z')
+		want = (char) (want - 'A' + 'a');
+	return row < g_len && g_input[row] == want;
+}
+
+static bool
+define_letters(void *arg, int var, int64_t row, const MrPath *path)
+{
+	(void) arg;
+	(void) path;
+	return row_matches(var, (int) row);
+}
+
+/* ---------- the matcher under test: all matches, SKIP PAST LAST ROW ---------- */
+
+static void
+run_matcher(const MrClause *c, const char *input, MrDedup dedup, char *out, size_t outlen)
+{
+	MrError		err;
+	MrProgram  *prog;
+	MrMatcherOptions opts;
+	MrMatcher  *m;
+	MrMatch		mt;
+	int64_t		pos = 0;
+	size_t		used = 0;
+
+	memset(&err, 0, sizeof(err));
+	g_input = input;
+	g_len = (int) strlen(input);
+	g_clause = c;
+	prog = mr_compile_pattern(c, 100000, &err);
+	out[0] = '\0';
+	if (!prog)
+	{
+		snprintf(out, outlen, "compile error: %s", err.message);
+		return;
+	}
+	opts.dedup = dedup;
+	opts.max_threads = 0;
+	opts.define = define_letters;
+	opts.define_arg = NULL;
+	m = mr_matcher_create(prog, &opts);
+	mr_matcher_reset(m, 0);
+	for (;;)
+	{
+		if (mr_matcher_decided_match(m, &mt))
+		{
+			int64_t		i;
+
+			used += (size_t) snprintf(out + used, outlen - used, "[%lld:", (long long) mt.start);
+			for (i = 0; i < mt.end - mt.start; i++)
+				used += (size_t) snprintf(out + used, outlen - used, "%s%s",
+										  mt.excluded[i] ? "-" : "",
+										  c->vars[mt.vars[i]].norm);
+			used += (size_t) snprintf(out + used, outlen - used, "]");
+			pos = (mt.end == mt.start) ? mt.start + 1 : mt.end;
+			if (pos > g_len)
+				break;
+			mr_matcher_reset(m, pos);
+			continue;
+		}
+		if (mr_matcher_done(m))
+			break;
+		if (mr_matcher_next_row(m) < g_len)
+			mr_matcher_feed(m, mr_matcher_next_row(m));
+		else
+			mr_matcher_finish(m);
+	}
+}
+
+/* ---------- the reference: backtracking over the pattern tree ---------- */
+
+typedef struct Frame
+{
+	const MrPattern *p;
+	int			mode;			/* 0: start p; 1: quantifier decision */
+	int			count;
+	int			iter_start;
+	bool		excluded;
+	const struct Frame *next;
+} Frame;
+
+static int	ref_labels[64];
+static bool ref_excl[64];
+static int	ref_end;
+static long ref_steps;
+
+static bool ref(int pos, const Frame *fr);
+
+static bool
+ref_seq(int pos, MrPattern *const *nodes, const int *order, int n, bool excl, const Frame *next)
+{
+	Frame	   *frames;
+	int			i;
+	bool		r;
+
+	if (n == 0)
+		return ref(pos, next);
+	frames = mr_new_array(Frame, n);
+	for (i = n - 1; i >= 0; i--)
+	{
+		frames[i].p = nodes[order ? order[i] : i];
+		frames[i].mode = 0;
+		frames[i].excluded = excl;
+		frames[i].next = (i == n - 1) ? next : &frames[i + 1];
+	}
+	r = ref(pos, &frames[0]);
+	mr_free(frames);
+	return r;
+}
+
+static bool
+next_perm(int *a, int n)
+{
+	int			i = n - 2,
+				j,
+				t;
+
+	while (i >= 0 && a[i] >= a[i + 1])
+		i--;
+	if (i < 0)
+		return false;
+	j = n - 1;
+	while (a[j] <= a[i])
+		j--;
+	t = a[i];
+	a[i] = a[j];
+	a[j] = t;
+	for (i = i + 1, j = n - 1; i < j; i++, j--)
+	{
+		t = a[i];
+		a[i] = a[j];
+		a[j] = t;
+	}
+	return true;
+}
+
+static bool
+ref(int pos, const Frame *fr)
+{
+	const MrPattern *p;
+
+	if (++ref_steps > 20000000)
+		return false;
+	if (fr == NULL)
+	{
+		ref_end = pos;
+		return true;
+	}
+	p = fr->p;
+	if (fr->mode == 1)
+	{
+		int			c = fr->count;
+		bool		can_iter = (p->max == MR_QUANT_INF || c < p->max);
+		bool		can_exit = c >= p->min;
+		Frame		child,
+					dec;
+		int			k;
+
+		/* an unbounded loop iteration that matched nothing is not repeated */
+		if (p->max == MR_QUANT_INF && c > p->min && pos == fr->iter_start)
+			return false;
+		child.p = p->children[0];
+		child.mode = 0;
+		child.excluded = fr->excluded;
+		child.next = &dec;
+		dec = *fr;
+		dec.count = c + 1;
+		dec.iter_start = pos;
+		for (k = 0; k < 2; k++)
+		{
+			bool		iterate = (k == 0) != p->reluctant;
+
+			if (iterate && can_iter && ref(pos, &child))
+				return true;
+			if (!iterate && can_exit && ref(pos, fr->next))
+				return true;
+		}
+		return false;
+	}
+	switch (p->kind)
+	{
+		case MR_PAT_VAR:
+			if (pos < g_len && row_matches(p->var, pos))
+			{
+				ref_labels[pos] = p->var;
+				ref_excl[pos] = fr->excluded;
+				return ref(pos + 1, fr->next);
+			}
+			return false;
+		case MR_PAT_EMPTY:
+			return ref(pos, fr->next);
+		case MR_PAT_CONCAT:
+			return ref_seq(pos, p->children, NULL, p->nchildren, fr->excluded, fr->next);
+		case MR_PAT_ALT:
+			{
+				int			i;
+
+				for (i = 0; i < p->nchildren; i++)
+				{
+					Frame		f = {p->children[i], 0, 0, 0, fr->excluded, fr->next};
+
+					if (ref(pos, &f))
+						return true;
+				}
+				return false;
+			}
+		case MR_PAT_PERMUTE:
+			{
+				int			order[8];
+				int			i;
+
+				for (i = 0; i < p->nchildren; i++)
+					order[i] = i;
+				do
+				{
+					if (ref_seq(pos, p->children, order, p->nchildren, fr->excluded, fr->next))
+						return true;
+				} while (next_perm(order, p->nchildren));
+				return false;
+			}
+		case MR_PAT_QUANT:
+			{
+				Frame		d = {p, 1, 0, pos, fr->excluded, fr->next};
+
+				return ref(pos, &d);
+			}
+		case MR_PAT_EXCLUDE:
+			{
+				Frame		f = {p->children[0], 0, 0, 0, true, fr->next};
+
+				return ref(pos, &f);
+			}
+		case MR_PAT_START_ANCHOR:
+			return pos == 0 && ref(pos, fr->next);
+		case MR_PAT_END_ANCHOR:
+			return pos == g_len && ref(pos, fr->next);
+	}
+	return false;
+}
+
+static void
+run_reference(const MrClause *c, const char *input, char *out, size_t outlen)
+{
+	int			start = 0;
+	size_t		used = 0;
+
+	g_input = input;
+	g_len = (int) strlen(input);
+	g_clause = c;
+	out[0] = '\0';
+	ref_steps = 0;
+	while (start < g_len)
+	{
+		Frame		root = {c->pattern, 0, 0, 0, false, NULL};
+		int			s;
+		bool		found = false;
+
+		for (s = start; s < g_len; s++)
+		{
+			if (ref(s, &root))
+			{
+				int			i;
+
+				used += (size_t) snprintf(out + used, outlen - used, "[%d:", s);
+				for (i = s; i < ref_end; i++)
+					used += (size_t) snprintf(out + used, outlen - used, "%s%s",
+											  ref_excl[i] ? "-" : "",
+											  c->vars[ref_labels[i]].norm);
+				used += (size_t) snprintf(out + used, outlen - used, "]");
+				start = (ref_end == s) ? s + 1 : ref_end;
+				found = true;
+				break;
+			}
+		}
+		if (!found)
+			break;
+	}
+	if (ref_steps > 20000000)
+		snprintf(out, outlen, "reference gave up");
+}
+
+/* ---------- helpers ---------- */
+
+static MrClause *
+parse_pattern(const char *pattern)
+{
+	static char text[1024];
+	MrError		err;
+	MrClause   *c;
+
+	snprintf(text, sizeof(text), "t MATCH_RECOGNIZE (PATTERN (%s))", pattern);
+	memset(&err, 0, sizeof(err));
+	c = mr_parse_clause(text, (int) strlen(text), &err);
+	if (!c)
+		fprintf(stderr, "parse error for %s: %s\n", pattern, err.message);
+	return c;
+}
+
+static const char *
+matches(const char *pattern, const char *input)
+{
+	static char out[4096];
+	MrClause   *c = parse_pattern(pattern);
+
+	if (!c)
+		return "parse error";
+	run_matcher(c, input, MR_DEDUP_STATE, out, sizeof(out));
+	return out;
+}
+
+/* ---------- hand-written cases ---------- */
+
+static void
+test_greedy_reluctant(void)
+{
+	MR_CHECK_STR(matches("A+", "aaab"), "[0:AAA]");
+	MR_CHECK_STR(matches("A+?", "aab"), "[0:A][1:A]");
+	MR_CHECK_STR(matches("A*? B", "aab"), "[0:AAB]");
+	MR_CHECK_STR(matches("A{2,3}", "aaaaa"), "[0:AAA][3:AA]");
+	MR_CHECK_STR(matches("A{2,3}?", "aaaaa"), "[0:AA][2:AA]");
+	MR_CHECK_STR(matches("A?? A", "aa"), "[0:A][1:A]");
+}
+
+static void
+test_alternation_and_permute(void)
+{
+	MR_CHECK_STR(matches("A | A B", "ab"), "[0:A]");
+	MR_CHECK_STR(matches("A B | A", "ab"), "[0:AB]");
+	MR_CHECK_STR(matches("PERMUTE(B, A)", "ab"), "[0:AB]");
+	MR_CHECK_STR(matches("PERMUTE(A, B, C)", "cba"), "[0:CBA]");
+}
+
+static void
+test_anchors_empty_exclusion(void)
+{
+	MR_CHECK_STR(matches("^A", "aa"), "[0:A]");
+	MR_CHECK_STR(matches("A $", "aa"), "[1:A]");
+	MR_CHECK_STR(matches("A*", "xa"), "[0:][1:A]");
+	MR_CHECK_STR(matches("()", "xy"), "[0:][1:]");
+	MR_CHECK_STR(matches("A {- B+ -} C", "abbc"), "[0:A-B-BC]");
+	MR_CHECK_STR(matches("(A*)* B", "aab"), "[0:AAB]");
+	MR_CHECK_STR(matches("(A?){2,} B", "aab"), "[0:AAB]");
+}
+
+/* a path-dependent condition: B must be greater than the first A's position */
+static bool
+define_first_a(void *arg, int var, int64_t row, const MrPath *path)
+{
+	const MrHist *h;
+	int64_t		first_a = -1;
+
+	(void) arg;
+	if (!row_matches(var, (int) row))
+		return false;
+	if (strcmp(g_clause->vars[var].norm, "B") != 0)
+		return true;
+	for (h = path->last; h; h = h->prev)
+		if (strcmp(g_clause->vars[h->var].norm, "A") == 0)
+			first_a = h->row;
+	return first_a >= 0 && row - first_a >= 3;
+}
+
+static void
+test_path_dependent(void)
+{
+	MrClause   *c = parse_pattern("A+ B");
+	MrError		err;
+	MrProgram  *prog;
+	MrMatcherOptions opts;
+	MrMatcher  *m;
+	MrMatch		mt;
+
+	memset(&err, 0, sizeof(err));
+	g_input = "aabaaab";
+	g_len = 7;
+	g_clause = c;
+	prog = mr_compile_pattern(c, 1000, &err);
+	opts.dedup = MR_DEDUP_NONE;
+	opts.max_threads = 0;
+	opts.define = define_first_a;
+	opts.define_arg = NULL;
+	m = mr_matcher_create(prog, &opts);
+	mr_matcher_reset(m, 0);
+	while (!mr_matcher_done(m))
+	{
+		if (mr_matcher_next_row(m) < g_len)
+			mr_matcher_feed(m, mr_matcher_next_row(m));
+		else
+			mr_matcher_finish(m);
+	}
+	/* "aab" has only 2 rows between its first A and B; "aaab" from row 3 has 3 */
+	MR_CHECK(mr_matcher_decided_match(m, &mt));
+	MR_CHECK_INT(mt.start, 3);
+	MR_CHECK_INT(mt.end, 7);
+}
+
+static void
+test_thread_budget(void)
+{
+	MrClause   *c = parse_pattern("(A | B)* C");
+	MrError		err;
+	MrProgram  *prog;
+	MrMatcherOptions opts;
+	MrMatcher  *m;
+	MrMatchStatus st = MR_MATCH_OK;
+	int			i;
+
+	memset(&err, 0, sizeof(err));
+	g_input = "aaaaaaaaaaaaaaaaaaaaaaaa";
+	g_len = 24;
+	g_clause = c;
+	prog = mr_compile_pattern(c, 1000, &err);
+	opts.dedup = MR_DEDUP_NONE;
+	opts.max_threads = 50;
+	opts.define = define_letters;
+	opts.define_arg = NULL;
+	m = mr_matcher_create(prog, &opts);
+	for (i = 0; i < g_len && st == MR_MATCH_OK; i++)
+		st = mr_matcher_feed(m, i);
+	/* without merging every start keeps a thread: the budget trips */
+	MR_CHECK(st == MR_MATCH_TOO_MANY_THREADS);
+}
+
+static void
+test_compile_limits(void)
+{
+	MrClause   *c = parse_pattern("A{1,5000}");
+	MrError		err;
+
+	memset(&err, 0, sizeof(err));
+	MR_CHECK(mr_compile_pattern(c, 1000, &err) == NULL);
+	MR_CHECK_STR(err.sqlstate, "54000");
+	c = parse_pattern("A B+ C?");
+	memset(&err, 0, sizeof(err));
+	{
+		MrProgram  *p = mr_compile_pattern(c, 1000, &err);
+
+		MR_CHECK(p != NULL);
+		MR_CHECK_INT(p->min_rows, 2);
+		MR_CHECK_INT(p->max_rows, -1);
+		MR_CHECK(!p->matches_empty);
+	}
+}
+
+/* ---------- differential test ---------- */
+
+static unsigned int rng = 12345;
+static int	mr_iterations = 3000;
+
+static int
+rnd(int n)
+{
+	rng = rng * 1103515245u + 12345u;
+	return (int) ((rng >> 16) % (unsigned) n);
+}
+
+static void
+gen_pattern(char *buf, size_t cap, int depth)
+{
+	static const char *quants[] = {"", "", "*", "+", "?", "*?", "+?", "??", "{2}", "{1,2}", "{0,2}?", "{2,}", "{,1}"};
+	size_t		len = strlen(buf);
+	int			k = depth > 2 ? 0 : rnd(7);
+
+	if (len + 40 >= cap)
+		k = 0;
+	switch (k)
+	{
+		case 0:
+		case 1:
+			snprintf(buf + len, cap - len, "%c", "ABC"[rnd(3)]);
+			break;
+		case 2:
+			strcat(buf, "(");
+			gen_pattern(buf, cap, depth + 1);
+			strcat(buf, " ");
+			gen_pattern(buf, cap, depth + 1);
+			strcat(buf, ")");
+			break;
+		case 3:
+			strcat(buf, "(");
+			gen_pattern(buf, cap, depth + 1);
+			strcat(buf, " | ");
+			gen_pattern(buf, cap, depth + 1);
+			strcat(buf, ")");
+			break;
+		case 4:
+			strcat(buf, "PERMUTE(");
+			gen_pattern(buf, cap, depth + 1);
+			strcat(buf, ", ");
+			gen_pattern(buf, cap, depth + 1);
+			strcat(buf, ")");
+			break;
+		case 5:
+			strcat(buf, rnd(4) == 0 ? "()" : (rnd(2) ? "^" : "$"));
+			break;
+		case 6:
+			strcat(buf, "{- ");
+			gen_pattern(buf, cap, depth + 1);
+			strcat(buf, " -}");
+			break;
+	}
+	if (k != 5 || rnd(3) == 0)
+	{
+		const char *q = quants[rnd(13)];
+
+		if (k == 5 && q[0] == '\0')
+			q = "*";
+		len = strlen(buf);
+		if (q[0])
+		{
+			/* quantify the whole element: wrap it */
+			memmove(buf + len - len, buf, len + 1);
+		}
+		strcat(buf, q);
+	}
+}
+
+static void
+test_differential(void)
+{
+	int			iter;
+	int			failures = 0;
+
+	for (iter = 0; iter < mr_iterations; iter++)
+	{
+		char		pat[256] = "";
+		char		input[16];
+		int			n = 1 + rnd(9),
+					i;
+		char		a[4096],
+					b[4096],
+					r[4096];
+		MrClause   *c;
+
+		gen_pattern(pat, sizeof(pat), 0);
+		for (i = 0; i < n; i++)
+			input[i] = "abcx"[rnd(4)];
+		input[n] = '\0';
+		c = parse_pattern(pat);
+		if (!c)
+		{
+			/* e.g. two quantifiers in a row: not a valid pattern */
+			mr_standalone_free_all();
+			continue;
+		}
+		run_reference(c, input, r, sizeof(r));
+		if (strcmp(r, "reference gave up") == 0)
+		{
+			mr_standalone_free_all();
+			continue;
+		}
+		run_matcher(c, input, MR_DEDUP_STATE, a, sizeof(a));
+		run_matcher(c, input, MR_DEDUP_NONE, b, sizeof(b));
+		if (strcmp(a, r) != 0 || strcmp(b, r) != 0)
+		{
+			if (failures++ < 10)
+				fprintf(stderr, "pattern (%s) over \"%s\": reference %s, matcher %s, unmerged %s\n",
+						pat, input, r, a, b);
+		}
+		mr_standalone_free_all();
+	}
+	MR_CHECK_INT(failures, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	/* optional: number of differential iterations and a seed */
+	if (argc > 1)
+		mr_iterations = atoi(argv[1]);
+	if (argc > 2)
+		rng = (unsigned int) atoi(argv[2]);
+	MR_RUN(test_greedy_reluctant);
+	MR_RUN(test_alternation_and_permute);
+	MR_RUN(test_anchors_empty_exclusion);
+	MR_RUN(test_path_dependent);
+	MR_RUN(test_thread_budget);
+	MR_RUN(test_compile_limits);
+	MR_RUN(test_differential);
+	return MR_TEST_SUMMARY();
+}
