@@ -76,7 +76,7 @@ COMMENT ON TABLE match_recognize_stream IS
 
 CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
 	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
-	batch_size integer DEFAULT 10000)
+	batch_size integer DEFAULT 100000)
 RETURNS void
 AS 'MODULE_PATHNAME', 'match_recognize_create_stream'
 LANGUAGE C VOLATILE;

@@ -22,6 +22,7 @@ ROWS_PER_TXN=${ROWS_PER_TXN:-1000}
 RATE=${RATE:-200}
 SECONDS_LAT=${SECONDS_LAT:-10}
 PARTS=${PARTS:-100}
+BATCH=${BATCH:-100000}
 DB=${BENCH_DB:-mr_stream_bench}
 
 psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
@@ -71,13 +72,13 @@ raw_rate=$(awk "BEGIN { printf \"%d\", $raw_rows / ($t1 - $t0) }")
 
 # ---- ingest
 psql_db -c "CREATE TABLE src (k int, ts bigint, v int)"
-psql_db >/dev/null <<'SQL'
+psql_db -v batch="$BATCH" >/dev/null <<'SQL'
 SELECT match_recognize_create_stream('bench_out',
   $$SELECT * FROM src MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
       MEASURES FIRST(ts) AS t0, LAST(ts) AS t1, COUNT(*) AS n
       PATTERN (a b+ c) WITHIN 5000
       DEFINE a AS v = 0, b AS v BETWEEN 1 AND 8, c AS v = 9)$$,
-  lateness => 10000::bigint);
+  lateness => 10000::bigint, batch_size => :batch);
 SELECT match_recognize_wait_stream('bench_out');
 SQL
 t0=$(now_s)
@@ -119,7 +120,7 @@ lat=$(psql_db -At -F ' ' -c "SELECT round(1000 * extract(epoch FROM percentile_c
 psql_db -c "SELECT match_recognize_drop_stream('lat_out')" >/dev/null
 psql -X -q -d postgres -c "DROP DATABASE $DB"
 
-echo "stream_bench: N=$N rows, $SESSIONS sessions x $ROWS_PER_TXN rows/txn, $PARTS partitions"
+echo "stream_bench: N=$N rows, $SESSIONS sessions x $ROWS_PER_TXN rows/txn, $PARTS partitions, batch_size $BATCH"
 echo "  raw slot read:   $raw_rate rows/s ($raw_rows rows decoded)"
 echo "  commit rate:     $commit_rate rows/s"
 echo "  stream rate:     $stream_rate rows/s (first commit to caught up; rows_in late matches buffered: $ingest_info)"

@@ -332,7 +332,7 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	if (!PG_ARGISNULL(3))
 		late_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
 	idle_advance = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
-	batch_size = PG_ARGISNULL(5) ? 10000 : PG_GETARG_INT32(5);
+	batch_size = PG_ARGISNULL(5) ? 100000 : PG_GETARG_INT32(5);
 
 	/* 1. prerequisites */
 	if (!mr_stream_preloaded)
