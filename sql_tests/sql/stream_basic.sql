@@ -106,6 +106,22 @@ SELECT match_recognize_create_stream('s2',
   interval '1 s');
 ROLLBACK;
 SELECT count(*) FROM match_recognize_streams;
+-- a create_stream that rolls back leaves its slot behind (slots are not
+-- transactional); its worker finds no stream and drops it
+BEGIN;
+SELECT match_recognize_create_stream('s3',
+  $$SELECT * FROM pay MATCH_RECOGNIZE (PARTITION BY acct ORDER BY ts MEASURES count(*) AS n PATTERN (a+) WITHIN interval '1 minute' DEFINE a AS true)$$,
+  interval '1 s');
+SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE 'mr\_%';
+ROLLBACK;
+DO $$
+BEGIN
+  FOR i IN 1 .. 200 LOOP
+    EXIT WHEN (SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE 'mr\_%') = 1;
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE 'mr\_%';
 
 -- drop: worker, slot and internal tables go; the output table stays
 SELECT slot_name AS alerts_slot FROM match_recognize_streams WHERE name = 'public.alerts' \gset

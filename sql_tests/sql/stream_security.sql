@@ -40,7 +40,7 @@ SELECT match_recognize_wait_stream('sec_out');
 SELECT k, t0 FROM sec_out;
 RESET ROLE;
 -- the worker runs as the owner; the owner owns the output table
-SELECT usename FROM pg_stat_activity WHERE backend_type = 'match_recognize stream';
+SELECT a.usename FROM pg_stat_activity a JOIN match_recognize_streams s ON a.pid = s.worker_pid;
 SELECT tableowner FROM pg_tables WHERE tablename = 'sec_out';
 SELECT owner FROM match_recognize_streams;
 

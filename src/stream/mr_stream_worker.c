@@ -1446,6 +1446,29 @@ persist_part(Part *p)
 	S.skip_degraded += st.skip_degraded - p->skips_seen;
 	p->skips_seen = st.skip_degraded;
 	p->touched = false;
+
+	/*
+	 * A partition that retains no row has no live match: free its runtime
+	 * and rebuild it from the checkpoint when a row arrives, exactly as after
+	 * a restart.  Memory then follows the partitions with live matches, not
+	 * every partition key ever seen.
+	 */
+	if (cp.keep_from == cp.nrows)
+	{
+		MemoryContext old = MemoryContextSwitchTo(p->cxt);
+
+		mr_runtime_destroy(p->rt);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(p->cxt);
+		p->rt = NULL;
+		p->keys = NULL;
+		p->nkeys = 0;
+		p->keys_cap = 0;
+		p->keys_first = cp.keep_from;
+		p->has_cp = true;
+		p->cp = cp;
+		p->skips_seen = 0;
+	}
 }
 
 static void
