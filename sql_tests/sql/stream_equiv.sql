@@ -45,16 +45,22 @@ SELECT match_recognize_create_stream('eq_unmatched',
       PATTERN (hi lo?)
       DEFINE hi AS price > 90, lo AS price < 10)$$, lateness => 100000);
 
+SELECT match_recognize_create_stream('eq_next',
+  $$SELECT * FROM tick MATCH_RECOGNIZE (PARTITION BY sym ORDER BY ts
+      MEASURES FIRST(ts) AS t0, LAST(ts) AS t1, NEXT(LAST(price)) AS after
+      AFTER MATCH SKIP TO NEXT ROW
+      PATTERN (r+ f) DEFINE r AS price < NEXT(price), f AS price > NEXT(price))$$, lateness => 100000);
+
 -- the rest, committed in shuffled order, 20 transactions
 SELECT format('INSERT INTO tick SELECT ''s'' || (i %% 5), i / 5, (abs(hashint4(i)) %% 101)::numeric
   FROM generate_series(200, 999) i WHERE (i * 37) %% 20 = %s ORDER BY md5(i::text)', b)
 FROM generate_series(0, 19) b \gexec
 
--- terminators, then the sentinel
-INSERT INTO tick SELECT 's' || p, 1000, NULL FROM generate_series(0, 4) p;
+-- terminators (two: NEXT looks one row ahead), then the sentinel
+INSERT INTO tick SELECT 's' || p, t, NULL FROM generate_series(0, 4) p, generate_series(1000, 1001) t;
 INSERT INTO tick VALUES ('zzz', 1000000, 0);
 
-SELECT match_recognize_wait_stream(s) FROM unnest(ARRAY['eq_v', 'eq_all', 'eq_within', 'eq_agg', 'eq_unmatched']) s;
+SELECT match_recognize_wait_stream(s) FROM unnest(ARRAY['eq_v', 'eq_all', 'eq_within', 'eq_agg', 'eq_unmatched', 'eq_next']) s;
 SELECT name, state, rows_in, late_rows, matches_out > 0 AS matched FROM match_recognize_streams ORDER BY name;
 
 -- the batch side: the same queries as views
@@ -77,12 +83,12 @@ BEGIN
   RETURN format('stream %s rows, batch %s rows, %s differ', n_stream, n_batch, d);
 END $$;
 SELECT s, diff_count(s::regclass, ('b_' || substr(s, 4))::regclass)
-FROM unnest(ARRAY['eq_v', 'eq_all', 'eq_within', 'eq_agg', 'eq_unmatched']) s ORDER BY s;
+FROM unnest(ARRAY['eq_v', 'eq_all', 'eq_within', 'eq_agg', 'eq_unmatched', 'eq_next']) s ORDER BY s;
 
 -- match ids are unique and say partition:first row[:row]
 SELECT count(*) = count(DISTINCT _match_id) AS unique_ids, min(_match_id) FROM eq_all;
 
-SELECT match_recognize_drop_stream(s) FROM unnest(ARRAY['eq_v', 'eq_all', 'eq_within', 'eq_agg', 'eq_unmatched']) s;
+SELECT match_recognize_drop_stream(s) FROM unnest(ARRAY['eq_v', 'eq_all', 'eq_within', 'eq_agg', 'eq_unmatched', 'eq_next']) s;
 DROP FUNCTION diff_count(regclass, regclass);
-DROP VIEW b_v, b_all, b_within, b_agg, b_unmatched;
-DROP TABLE tick, eq_v, eq_all, eq_within, eq_agg, eq_unmatched;
+DROP VIEW b_v, b_all, b_within, b_agg, b_unmatched, b_next;
+DROP TABLE tick, eq_v, eq_all, eq_within, eq_agg, eq_unmatched, eq_next;

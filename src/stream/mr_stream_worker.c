@@ -1181,6 +1181,13 @@ ingest(bytea *data, TupleDesc srcdesc, Datum *svals, bool *snulls,
 		spi_check(rc, SPI_OK_INSERT, "pending");
 		S.rows_pending++;
 	}
+
+	/*
+	 * Number a new partition at its first row's arrival: arrival order is
+	 * fixed by the WAL, so the numbers (and the _match_ids built from them)
+	 * do not depend on how the changes were cut into batches.
+	 */
+	(void) part_lookup(values, nulls);
 	if (!S.have_max || key_cmp(key, S.max_seen) > 0)
 		set_max_seen(key);
 	pfree(ht.t_data);
