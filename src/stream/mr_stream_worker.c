@@ -1387,15 +1387,17 @@ persist_part(Part *p)
 	int			rc;
 	int			i;
 
-	if (p->rt == NULL)
+	if (p->rt != NULL)
+		mr_runtime_checkpoint(p->rt, &cp);
+	else if (p->has_cp)
+		cp = p->cp;
+	else
 	{
-		/* created and restored lazily, untouched */
-		list_free(p->newrows);
-		p->newrows = NIL;
-		p->touched = false;
-		return;
+		/* numbered at arrival, no row released yet: keep the number */
+		memset(&cp, 0, sizeof(cp));
+		p->has_cp = true;
+		p->cp = cp;
 	}
-	mr_runtime_checkpoint(p->rt, &cp);
 	if (cp.keep_from > p->persisted_from)
 	{
 		Datum		a[2] = {Int64GetDatum(p->id), Int64GetDatum(cp.keep_from)};
@@ -1448,6 +1450,9 @@ persist_part(Part *p)
 	rc = run_plan(S.upsert_part, args, NULL);
 	spi_check(rc, SPI_OK_INSERT, "parts");
 
+	p->touched = false;
+	if (p->rt == NULL)
+		return;
 	part_trim_keys(p, cp.keep_from);
 	mr_runtime_get_stats(p->rt, &st);
 	S.skip_degraded += st.skip_degraded - p->skips_seen;
