@@ -91,5 +91,30 @@ END $$;
 SELECT state, last_error FROM stream_status('dz_out');
 SELECT match_recognize_drop_stream('dz_out');
 
+-- the slot dropped behind the stream's back: changes may have been missed,
+-- so the stream stops instead of going on with a gap
+CREATE TABLE gs (k int, ts int, v int);
+SELECT match_recognize_create_stream('gs_out',
+  $$SELECT * FROM gs MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+    MEASURES COUNT(*) AS n PATTERN (a+) WITHIN 5 DEFINE a AS v > 0)$$,
+  lateness => 0);
+SELECT match_recognize_wait_stream('gs_out');
+DO $$
+DECLARE
+  s name := (SELECT slot_name FROM match_recognize_streams WHERE name = 'public.gs_out');
+BEGIN
+  FOR i IN 1 .. 500 LOOP
+    BEGIN
+      PERFORM pg_drop_replication_slot(s);
+      EXIT;
+    EXCEPTION WHEN object_in_use THEN
+      PERFORM pg_sleep(0.01);
+    END;
+  END LOOP;
+END $$;
+SELECT match_recognize_wait_stream('gs_out');
+SELECT state, last_error ~ 'was dropped' AS says_so FROM match_recognize_streams WHERE name = 'public.gs_out';
+SELECT match_recognize_drop_stream('gs_out');
+
 DROP FUNCTION stream_status(text);
-DROP TABLE src_u, src_d, src_t, out_u, out_d, out_t, pt, pt_out, sk, sk_out, dz, dz_out;
+DROP TABLE src_u, src_d, src_t, out_u, out_d, out_t, pt, pt_out, sk, sk_out, dz, dz_out, gs, gs_out;

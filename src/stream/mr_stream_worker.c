@@ -945,7 +945,7 @@ stream_init(Relation catrel, HeapTuple tup)
 		Oid			t2[2] = {INT8OID, INT8OID};
 		Oid			t8[8] = {INT8OID, TEXTARRAYOID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID, INT8OID};
 
-		S.del_retained = prepare(psprintf("DELETE FROM %s WHERE _part = $1 AND _rownum < $2", S.retained_q), 2, t2);
+		S.del_retained = prepare(psprintf("DELETE FROM %s WHERE _part OPERATOR(pg_catalog.=) $1 AND _rownum OPERATOR(pg_catalog.<) $2", S.retained_q), 2, t2);
 		S.upsert_part = prepare(psprintf("INSERT INTO %s AS p VALUES ($1, $2, $3, $4, $5, $6, $7, $8) "
 										 "ON CONFLICT (part_id) DO UPDATE SET nrows = EXCLUDED.nrows, keep_from = EXCLUDED.keep_from, "
 										 "matcher_from = EXCLUDED.matcher_from, match_number = EXCLUDED.match_number, "
@@ -1661,6 +1661,20 @@ run_batch(void)
 		CommitTransactionCommand();
 		S.dirty = false;
 		return BATCH_MORE;
+	}
+
+	/* a slot dropped under a live stream (it cannot be recreated: gap) */
+	if (SearchNamedReplicationSlot(S.slot_name, true) == NULL)
+	{
+		error = psprintf("the replication slot \"%s\" of the stream was dropped, so changes may have been missed; "
+						 "drop the stream and create it again", S.slot_name);
+		stream_fail(error);
+		stream_save(catrel, tup, error);
+		SPI_finish();
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		return BATCH_STOPPED;
 	}
 
 	/* 1. the slot follows what is committed */
