@@ -92,6 +92,14 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION match_recognize_drop_stream(text) IS
 'stops a stream and removes its worker, replication slot, origin and internal tables; the output table stays';
 
+CREATE FUNCTION match_recognize_stream_done_lsn(slot name)
+RETURNS pg_lsn
+AS 'MODULE_PATHNAME', 'match_recognize_stream_done_lsn'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_done_lsn(name) IS
+'the WAL position up to which the running worker of the stream with this slot has decoded and committed everything (NULL when it is not running)';
+
 CREATE VIEW match_recognize_streams AS
 SELECT s.name,
 	s.source,
@@ -110,9 +118,8 @@ SELECT s.name,
 	s.rows_pending + s.rows_retained AS rows_buffered,
 	s.watermark,
 	s.max_seen AS max_event_time,
-	pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(),
-		GREATEST(r.confirmed_flush_lsn, s.last_lsn))::bigint AS lag_bytes,
-	CASE WHEN pg_catalog.pg_current_wal_lsn() > GREATEST(r.confirmed_flush_lsn, s.last_lsn)
+	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done))::bigint AS lag_bytes,
+	CASE WHEN pg_catalog.pg_current_wal_lsn() > p.done
 		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
 		ELSE 0 END::double precision AS lag_seconds,
 	a.pid AS worker_pid,
@@ -125,6 +132,8 @@ SELECT s.name,
 	s.updated_at
 FROM match_recognize_stream s
 LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
+CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
+	r.confirmed_flush_lsn, s.last_lsn) AS done) p
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
 
@@ -144,10 +153,9 @@ DECLARE
 BEGIN
 	LOOP
 		SELECT s.state, s.backfilled,
-			GREATEST(r.confirmed_flush_lsn, s.last_lsn) AS done_lsn
+			GREATEST(@extschema@.match_recognize_stream_done_lsn(s.slot_name), s.last_lsn) AS done_lsn
 		INTO st
 		FROM @extschema@.match_recognize_stream s
-		LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
 		WHERE s.output = pg_catalog.to_regclass(match_recognize_wait_stream.name)
 			OR s.name = match_recognize_wait_stream.name;
 		IF NOT FOUND THEN

@@ -112,7 +112,13 @@ BEGIN
     END;
   END LOOP;
 END $$;
-SELECT match_recognize_wait_stream('gs_out');
+DO $$
+BEGIN
+  FOR i IN 1 .. 200 LOOP
+    EXIT WHEN (SELECT state FROM match_recognize_streams WHERE name = 'public.gs_out') = 'failed';
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
 SELECT state, last_error ~ 'was dropped' AS says_so FROM match_recognize_streams WHERE name = 'public.gs_out';
 SELECT match_recognize_drop_stream('gs_out');
 

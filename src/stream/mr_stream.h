@@ -25,6 +25,7 @@
 
 #include "postgres.h"
 
+#include "access/xlogdefs.h"
 #include "fmgr.h"
 #include "storage/lockdefs.h"
 
@@ -79,6 +80,7 @@ enum
 extern bool mr_stream_preloaded;
 extern void mr_stream_init(void);
 extern void mr_stream_wake_launcher(void);
+extern void mr_stream_report_progress(const char *slot, XLogRecPtr lsn);
 extern PGDLLEXPORT void mr_stream_launcher_main(Datum arg);
 
 /* mr_stream_worker.c */

@@ -10,12 +10,11 @@
  *										partitions, as a tuple of the source's
  *										(root's) row type, detoasted
  *	'U' | 'D' | 'T' <relid uint32>		UPDATE, DELETE, TRUNCATE of it
- *	'C' <xid u32> <end_lsn u64> <commit time i64>
- *										the commit of a transaction that wrote
- *										at least one row above
+ *	'C' <xid u32> <end_lsn u64> <commit time i64> <relevant u8>
+ *										every commit; relevant = 1 when the
+ *										transaction wrote a row above
  *
- * Other tables' changes and transactions that touch no source row write
- * nothing.  The worker reads the rows with
+ * Other tables' changes write nothing.  The worker reads the rows with
  * pg_logical_slot_peek_binary_changes(), which never splits a transaction.
  * Rows of a partition are converted to the root's attribute order by name,
  * the way pgoutput's publish_via_partition_root does.
@@ -148,13 +147,20 @@ decode_commit(LogicalDecodingContext *ctx, ReorderBufferTXN *txn,
 	uint64		end = txn->end_lsn;
 	int64		ts = txn->xact_time.commit_time;
 
-	if (!st->txn_has_output)
-		return;
+	char		relevant = st->txn_has_output ? 1 : 0;
+
+	/*
+	 * Every commit is reported, also of transactions that did not touch the
+	 * source: its end is a record boundary up to which everything has been
+	 * decoded, the only safe place to move the slot to while the source is
+	 * quiet (the flush position can be in the middle of a record).
+	 */
 	OutputPluginPrepareWrite(ctx, true);
 	appendStringInfoChar(ctx->out, 'C');
 	appendBinaryStringInfo(ctx->out, (char *) &xid, sizeof(xid));
 	appendBinaryStringInfo(ctx->out, (char *) &end, sizeof(end));
 	appendBinaryStringInfo(ctx->out, (char *) &ts, sizeof(ts));
+	appendStringInfoChar(ctx->out, relevant);
 	OutputPluginWrite(ctx, true);
 }
 

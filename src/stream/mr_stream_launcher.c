@@ -16,7 +16,9 @@
  */
 #include "postgres.h"
 
+#include "access/xlogdefs.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -28,6 +30,7 @@
 #include "storage/shmem.h"
 #include "tcop/tcopprot.h"
 #include "utils/memutils.h"
+#include "utils/pg_lsn.h"
 #include "utils/timestamp.h"
 
 #include "mr_stream.h"
@@ -36,22 +39,42 @@
 
 bool		mr_stream_preloaded = false;
 
+/*
+ * Per worker: how far its stream has decoded and committed everything
+ * (match_recognize_wait_stream reads it; the catalog is written only when a
+ * batch found something, to keep idle streams from writing WAL).
+ */
+typedef struct MrStreamProgress
+{
+	char		slot[NAMEDATALEN];	/* empty: free */
+	pg_atomic_uint64 done_upto;
+} MrStreamProgress;
+
 typedef struct MrStreamShared
 {
 	pid_t		launcher_pid;
 	Latch	   *launcher_latch;
+	int			nprogress;
+	MrStreamProgress progress[FLEXIBLE_ARRAY_MEMBER];
 } MrStreamShared;
 
 static MrStreamShared *mr_shared = NULL;
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
+static Size
+mr_stream_shmem_size(void)
+{
+	return add_size(offsetof(MrStreamShared, progress),
+					mul_size(Max(max_replication_slots, 1), sizeof(MrStreamProgress)));
+}
+
 static void
 mr_stream_shmem_request(void)
 {
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-	RequestAddinShmemSpace(MAXALIGN(sizeof(MrStreamShared)));
+	RequestAddinShmemSpace(MAXALIGN(mr_stream_shmem_size()));
 }
 
 static void
@@ -62,9 +85,16 @@ mr_stream_shmem_startup(void)
 	if (prev_shmem_startup_hook)
 		prev_shmem_startup_hook();
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	mr_shared = ShmemInitStruct("match_recognize streams", sizeof(MrStreamShared), &found);
+	mr_shared = ShmemInitStruct("match_recognize streams", mr_stream_shmem_size(), &found);
 	if (!found)
-		memset(mr_shared, 0, sizeof(MrStreamShared));
+	{
+		int			i;
+
+		memset(mr_shared, 0, mr_stream_shmem_size());
+		mr_shared->nprogress = Max(max_replication_slots, 1);
+		for (i = 0; i < mr_shared->nprogress; i++)
+			pg_atomic_init_u64(&mr_shared->progress[i].done_upto, 0);
+	}
 	LWLockRelease(AddinShmemInitLock);
 }
 
@@ -73,6 +103,71 @@ mr_stream_wake_launcher(void)
 {
 	if (mr_shared && mr_shared->launcher_latch)
 		SetLatch(mr_shared->launcher_latch);
+}
+
+static MrStreamProgress *my_progress = NULL;
+
+static void
+progress_release(int code, Datum arg)
+{
+	if (my_progress)
+	{
+		LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+		my_progress->slot[0] = '\0';
+		LWLockRelease(AddinShmemInitLock);
+		my_progress = NULL;
+	}
+}
+
+/* a worker reports that everything up to lsn is decoded and committed */
+void
+mr_stream_report_progress(const char *slot, XLogRecPtr lsn)
+{
+	int			i;
+
+	if (mr_shared == NULL)
+		return;
+	if (my_progress == NULL)
+	{
+		LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+		for (i = 0; i < mr_shared->nprogress; i++)
+			if (mr_shared->progress[i].slot[0] == '\0' ||
+				strcmp(mr_shared->progress[i].slot, slot) == 0)
+			{
+				my_progress = &mr_shared->progress[i];
+				strlcpy(my_progress->slot, slot, NAMEDATALEN);
+				pg_atomic_write_u64(&my_progress->done_upto, 0);
+				break;
+			}
+		LWLockRelease(AddinShmemInitLock);
+		if (my_progress == NULL)
+			return;
+		on_shmem_exit(progress_release, (Datum) 0);
+	}
+	if (lsn > pg_atomic_read_u64(&my_progress->done_upto))
+		pg_atomic_write_u64(&my_progress->done_upto, lsn);
+}
+
+PG_FUNCTION_INFO_V1(match_recognize_stream_done_lsn);
+
+/* match_recognize_stream_done_lsn(slot name) RETURNS pg_lsn */
+Datum
+match_recognize_stream_done_lsn(PG_FUNCTION_ARGS)
+{
+	Name		slot = PG_GETARG_NAME(0);
+	XLogRecPtr	lsn = InvalidXLogRecPtr;
+	int			i;
+
+	if (mr_shared == NULL)
+		PG_RETURN_NULL();
+	LWLockAcquire(AddinShmemInitLock, LW_SHARED);
+	for (i = 0; i < mr_shared->nprogress; i++)
+		if (strcmp(mr_shared->progress[i].slot, NameStr(*slot)) == 0)
+			lsn = pg_atomic_read_u64(&mr_shared->progress[i].done_upto);
+	LWLockRelease(AddinShmemInitLock);
+	if (lsn == InvalidXLogRecPtr)
+		PG_RETURN_NULL();
+	PG_RETURN_LSN(lsn);
 }
 
 void

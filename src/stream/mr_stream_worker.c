@@ -11,7 +11,11 @@
  *
  *	1. advances the slot to the position the previous batches committed
  *	   (pg_replication_slot_advance; slots are not transactional, so the
- *	   slot only ever moves to positions that are durable in our catalog);
+ *	   slot only ever moves to positions that are durable in our catalog),
+ *	   or to the end of the last commit decoded when the transactions after
+ *	   last_lsn did not touch the source (a commit record's end, never the
+ *	   flush position, which can cut a commit record in two: a commit that
+ *	   starts before the slot's position is never decoded again);
  *	2. peeks at most batch_size changes (pg_logical_slot_peek_binary_changes
  *	   with our plugin, mr_stream_decode.c; a transaction is never split);
  *	3. skips every transaction whose commit is at or before the committed
@@ -1566,6 +1570,7 @@ run_batch(void)
 {
 	Relation	catrel;
 	HeapTuple	tup;
+	XLogRecPtr	next_advance = InvalidXLogRecPtr;
 	XLogRecPtr	flush0;
 	Oid			types[3] = {NAMEOID, INT4OID, TEXTOID};
 	Datum		args[3];
@@ -1680,7 +1685,7 @@ run_batch(void)
 	/* 1. the slot follows what is committed */
 	advance_slot(Max(S.last_lsn, S.advance_to));
 
-	/* 2. peek */
+	/* 2. peek; everything up to flush0 is decoded when it is not cut short */
 	flush0 = GetFlushRecPtr(NULL);
 	args[0] = DirectFunctionCall1(namein, CStringGetDatum(S.slot_name));
 	args[1] = Int32GetDatum(S.batch_size);
@@ -1733,12 +1738,19 @@ run_batch(void)
 			uint32		xid;
 			uint64		end;
 			int64		ts;
+			char		relevant;
 			uint64		k;
 
 			memcpy(&xid, p + 1, sizeof(xid));
 			memcpy(&end, p + 1 + sizeof(xid), sizeof(end));
 			memcpy(&ts, p + 1 + sizeof(xid) + sizeof(end), sizeof(ts));
-			if (end > S.last_lsn && !snapshot_saw(xid))
+			relevant = p[1 + sizeof(xid) + sizeof(end) + sizeof(ts)];
+			if (!relevant)
+			{
+				/* nothing of ours: the slot may move past it */
+				next_advance = Max(next_advance, end);
+			}
+			else if (end > S.last_lsn && !snapshot_saw(xid))
 			{
 				if (txn_bad)
 				{
@@ -1761,7 +1773,10 @@ run_batch(void)
 				S.last_lsn = end;
 				S.last_commit_time = (TimestampTz) ts;
 				S.dirty = true;
+				next_advance = Max(next_advance, end);
 			}
+			else
+				next_advance = Max(next_advance, end);
 			txn_first = i + 1;
 			txn_bad = 0;
 		}
@@ -1788,9 +1803,11 @@ run_batch(void)
 
 	if (stopped)
 		return BATCH_STOPPED;
-	result = cut_short ? BATCH_MORE : BATCH_IDLE;
+	/* every commit up to here is decoded and what was ours is committed */
+	S.advance_to = Max(S.advance_to, next_advance);
 	if (!cut_short)
-		S.advance_to = Max(S.advance_to, flush0);
+		mr_stream_report_progress(S.slot_name, flush0);
+	result = cut_short ? BATCH_MORE : BATCH_IDLE;
 	return result;
 }
 
