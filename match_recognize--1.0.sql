@@ -27,6 +27,16 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION match_recognize_create_view(text, text) IS
 'CREATE VIEW name AS the query rewritten by match_recognize_sql; name may be schema-qualified and quoted';
 
+-- custom scan (src/mr_scan_*.c): a planner support function, so that planning
+-- a call of match_recognize() loads the library (and its planner hook)
+-- before the planner chooses paths, also on a session's first query
+CREATE FUNCTION match_recognize_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'match_recognize_support'
+LANGUAGE C STRICT;
+
+ALTER FUNCTION match_recognize(text) SUPPORT match_recognize_support;
+
 -- ---------------------------------------------------------------------------
 -- Streaming mode (src/stream/): a MATCH_RECOGNIZE query run continuously over
 -- the rows committed to a table.  The catalog is written only by the C

@@ -24,8 +24,11 @@
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/float.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
@@ -34,11 +37,18 @@
 #include "match_recognize.h"
 #include "mr_exec.h"
 
+/*
+ * A retained row: the input columns the query reads, deformed.  Row structs
+ * are recycled through a free list and by-reference values of one row live
+ * in one allocation, so appending a row costs no allocation at all when the
+ * columns read are by value.
+ */
 typedef struct MrRow
 {
 	Datum	   *values;
 	bool	   *nulls;
-	MinimalTuple mt;
+	char	   *byref;			/* copies of the by-reference values, or NULL */
+	struct MrRow *next_free;
 } MrRow;
 
 struct MrRuntime
@@ -64,8 +74,13 @@ struct MrRuntime
 	FmgrInfo   *part_eq;
 	Oid		   *part_coll;
 
-	/* row window: rows [buf_first, nrows) at ring[(head + i) % cap] */
+	/* row window: rows [buf_first, nrows) at ring[(head + i) % cap]; cap is a power of 2 */
 	MrRow	  **ring;
+	MrRow	   *free_rows;		/* recycled rows */
+	bool	   *col_needed;		/* [natts] columns any expression or output reads */
+	bool	   *col_byval;
+	int16	   *col_len;
+	bool		has_aggs;		/* any AGG slot */
 	int64		cap;
 	int64		head;
 	int64		buf_first;
@@ -79,6 +94,16 @@ struct MrRuntime
 	/* DEFINE evaluation caches for path-independent variables */
 	int64	   *cache_row;
 	bool	   *cache_val;
+	bool	   *cacheable;		/* [nvars] */
+	struct FastCond **fast_define;	/* [nvars] or NULL */
+
+	/* per slot: NAV of a plain column at LAST(set, 0) (+ physical offset) */
+	bool	   *slot_current_column;
+	/* per measure: the expression is just its one slot's value */
+	bool	   *measure_is_slot;
+
+	/* partition key comparison without fmgr, when bitwise equality is equality */
+	bool	   *part_bitwise;
 
 	/* aggregate states, one per AGG slot (created lazily) */
 	MrAggState **aggstates;
@@ -95,6 +120,38 @@ struct MrRuntime
 
 	MrRuntimeStats stats;
 };
+
+/*
+ * A DEFINE condition that is one strict boolean operator over two slot
+ * values (DOWN.price < PREV(DOWN.price)) is called directly instead of
+ * through the expression interpreter and the parameter list.
+ */
+typedef enum FastCmp
+{
+	FAST_FMGR = 0,				/* any strict operator, through fmgr */
+	FAST_LT,					/* built-in comparisons done inline */
+	FAST_LE,
+	FAST_GT,
+	FAST_GE,
+	FAST_EQ,
+	FAST_NE
+} FastCmp;
+
+typedef enum FastType
+{
+	FAST_INT4,
+	FAST_INT8,
+	FAST_FLOAT8
+} FastType;
+
+typedef struct FastCond
+{
+	FmgrInfo	flinfo;
+	Oid			collation;
+	int			slot[2];		/* slot index of each argument */
+	FastCmp		cmp;
+	FastType	type;
+} FastCond;
 
 /* a match being evaluated (MEASURES) */
 typedef struct MatchView
@@ -114,7 +171,7 @@ static inline MrRow *
 row_at(MrRuntime *rt, int64 pos)
 {
 	Assert(pos >= rt->buf_first && pos < rt->nrows);
-	return rt->ring[(rt->head + (pos - rt->buf_first)) % rt->cap];
+	return rt->ring[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
 }
 
 static inline bool
@@ -126,40 +183,68 @@ row_known(MrRuntime *rt, int64 pos)
 static void
 window_append(MrRuntime *rt, TupleTableSlot *slot)
 {
-	MemoryContext old = MemoryContextSwitchTo(rt->rowcxt);
 	int			natts = rt->q->natts;
 	MrRow	   *row;
-	HeapTupleData htup;
 	int64		count = rt->nrows - rt->buf_first;
+	Size		byref_size = 0;
+	int			i;
 
 	if (count >= rt->cap)
 	{
 		int64		ncap = rt->cap * 2;
 		MrRow	  **nring;
-		int64		i;
 
-		MemoryContextSwitchTo(rt->cxt);
-		nring = palloc(sizeof(MrRow *) * ncap);
+		nring = MemoryContextAlloc(rt->cxt, sizeof(MrRow *) * ncap);
 		for (i = 0; i < count; i++)
-			nring[i] = rt->ring[(rt->head + i) % rt->cap];
+			nring[i] = rt->ring[(rt->head + i) & (rt->cap - 1)];
 		pfree(rt->ring);
 		rt->ring = nring;
 		rt->cap = ncap;
 		rt->head = 0;
-		MemoryContextSwitchTo(rt->rowcxt);
 	}
-	row = palloc(sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * natts);
-	row->values = (Datum *) (row + 1);
-	row->nulls = (bool *) (row->values + natts);
-	row->mt = ExecCopySlotMinimalTuple(slot);
-	htup.t_len = row->mt->t_len + MINIMAL_TUPLE_OFFSET;
-	htup.t_data = (HeapTupleHeader) ((char *) row->mt - MINIMAL_TUPLE_OFFSET);
-	heap_deform_tuple(&htup, rt->q->input_desc, row->values, row->nulls);
-	rt->ring[(rt->head + count) % rt->cap] = row;
+	row = rt->free_rows;
+	if (row)
+		rt->free_rows = row->next_free;
+	else
+	{
+		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * natts);
+		row->values = (Datum *) (row + 1);
+		row->nulls = (bool *) (row->values + natts);
+	}
+	row->byref = NULL;
+	slot_getallattrs(slot);
+	for (i = 0; i < natts; i++)
+	{
+		if (!rt->col_needed[i] || slot->tts_isnull[i])
+		{
+			row->values[i] = (Datum) 0;
+			row->nulls[i] = true;
+			continue;
+		}
+		row->nulls[i] = false;
+		row->values[i] = slot->tts_values[i];
+		if (!rt->col_byval[i])
+			byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
+	}
+	if (byref_size > 0)
+	{
+		char	   *p = MemoryContextAlloc(rt->rowcxt, byref_size);
+
+		row->byref = p;
+		for (i = 0; i < natts; i++)
+			if (!rt->col_byval[i] && !row->nulls[i])
+			{
+				Size		sz = datumGetSize(row->values[i], false, rt->col_len[i]);
+
+				memcpy(p, DatumGetPointer(row->values[i]), sz);
+				row->values[i] = PointerGetDatum(p);
+				p += MAXALIGN(sz);
+			}
+	}
+	rt->ring[(rt->head + count) & (rt->cap - 1)] = row;
 	rt->nrows++;
 	if (rt->nrows - rt->buf_first > rt->stats.max_rows_retained)
 		rt->stats.max_rows_retained = rt->nrows - rt->buf_first;
-	MemoryContextSwitchTo(old);
 }
 
 static void
@@ -171,9 +256,11 @@ window_trim(MrRuntime *rt, int64 keep_from)
 	{
 		MrRow	   *row = rt->ring[rt->head];
 
-		pfree(row->mt);
-		pfree(row);
-		rt->head = (rt->head + 1) % rt->cap;
+		if (row->byref)
+			pfree(row->byref);
+		row->next_free = rt->free_rows;
+		rt->free_rows = row;
+		rt->head = (rt->head + 1) & (rt->cap - 1);
 		rt->buf_first++;
 	}
 }
@@ -182,7 +269,6 @@ static void
 window_clear(MrRuntime *rt)
 {
 	window_trim(rt, rt->nrows);
-	MemoryContextReset(rt->rowcxt);
 	rt->head = 0;
 	rt->buf_first = 0;
 	rt->nrows = 0;
@@ -201,8 +287,8 @@ var_name(MrRuntime *rt, int var)
  * Returns the datum in evalcxt.
  */
 static Datum
-eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
-			  bool *isnull)
+eval_row_expr_general(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
+					  bool *isnull)
 {
 	MrRow	   *row;
 	int			natts = rt->q->natts;
@@ -240,6 +326,21 @@ eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_num
 		return eval_planned(rt, r->plan, &r->qdesc, rt->rowparams, isnull);
 	rt->econtext->ecxt_param_list_info = rt->rowparams;
 	return ExecEvalExpr(r->state, rt->econtext, isnull);
+}
+
+/* a plain column is read from the window without the general machinery */
+static inline Datum
+eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
+			  bool *isnull)
+{
+	if (r->column >= 0 && row_known(rt, pos))
+	{
+		MrRow	   *row = row_at(rt, pos);
+
+		*isnull = row->nulls[r->column];
+		return row->values[r->column];
+	}
+	return eval_row_expr_general(rt, r, pos, label, match_number, isnull);
 }
 
 /* ---------- lowered expressions ---------- */
@@ -437,6 +538,29 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 {
 	MrSlot	   *slot = &rt->q->slots[s];
 
+	/*
+	 * The common case: a column of the candidate row itself, or a physical
+	 * PREV/NEXT of it (DOWN.price, PREV(DOWN.price)).
+	 */
+	if (rt->slot_current_column[s] && in_set(&slot->set, dv->var))
+	{
+		int64		r = dv->row + slot->physical_offset;
+
+		if (r >= 0 && row_known(rt, r))
+		{
+			MrRow	   *row = row_at(rt, r);
+
+			*isnull = row->nulls[slot->row.column];
+			*v = row->values[slot->row.column];
+		}
+		else
+		{
+			*isnull = true;
+			*v = (Datum) 0;
+		}
+		return;
+	}
+
 	switch (slot->kind)
 	{
 		case MR_SLOT_MATCH_NUMBER:
@@ -529,6 +653,84 @@ eval_condition(MrRuntime *rt, MrLowered *lw, const DefineView *dv)
 	return !isnull && DatumGetBool(d);
 }
 
+/* define_slot_value's common case, inline; false when it does not apply */
+static inline bool
+fast_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *isnull)
+{
+	MrSlot	   *slot = &rt->q->slots[s];
+	int64		r;
+
+	if (!rt->slot_current_column[s] || !in_set(&slot->set, dv->var))
+		return false;
+	r = dv->row + slot->physical_offset;
+	if (r >= 0 && row_known(rt, r))
+	{
+		MrRow	   *row = row_at(rt, r);
+
+		*isnull = row->nulls[slot->row.column];
+		*v = row->values[slot->row.column];
+	}
+	else
+	{
+		*isnull = true;
+		*v = (Datum) 0;
+	}
+	return true;
+}
+
+static bool
+eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
+{
+	Datum		a,
+				b;
+	bool		an = true,
+				bn = true;
+
+	if (!fast_slot_value(rt, dv, fc->slot[0], &a, &an))
+		define_slot_value(rt, dv, fc->slot[0], &a, &an);
+	if (an)
+		return false;
+	if (!fast_slot_value(rt, dv, fc->slot[1], &b, &bn))
+		define_slot_value(rt, dv, fc->slot[1], &b, &bn);
+	if (bn)
+		return false;
+	if (fc->cmp != FAST_FMGR)
+	{
+		int			c;
+
+		/* float8 comparisons follow float8_cmp_internal (NaN sorts last) */
+		switch (fc->type)
+		{
+			case FAST_INT4:
+				c = (DatumGetInt32(a) > DatumGetInt32(b)) - (DatumGetInt32(a) < DatumGetInt32(b));
+				break;
+			case FAST_INT8:
+				c = (DatumGetInt64(a) > DatumGetInt64(b)) - (DatumGetInt64(a) < DatumGetInt64(b));
+				break;
+			default:
+				c = float8_gt(DatumGetFloat8(a), DatumGetFloat8(b)) -
+					float8_lt(DatumGetFloat8(a), DatumGetFloat8(b));
+				break;
+		}
+		switch (fc->cmp)
+		{
+			case FAST_LT:
+				return c < 0;
+			case FAST_LE:
+				return c <= 0;
+			case FAST_GT:
+				return c > 0;
+			case FAST_GE:
+				return c >= 0;
+			case FAST_EQ:
+				return c == 0;
+			default:
+				return c != 0;
+		}
+	}
+	return DatumGetBool(FunctionCall2Coll(&fc->flinfo, fc->collation, a, b));
+}
+
 static bool
 define_callback(void *arg, int var, int64_t row, const MrPath *path)
 {
@@ -537,10 +739,11 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 	MrLowered  *lw = q->defines[var];
 	DefineView	dv;
 	bool		result = true;
-	bool		cacheable;
+	bool		cacheable = rt->cacheable[var];
 	MemoryContext old;
 
-	cacheable = q->within == NULL && (lw == NULL || (!lw->path_dependent && !lw->start_dependent));
+	if (lw == NULL && q->within == NULL)
+		return true;
 	if (cacheable && rt->cache_row[var] == row)
 		return rt->cache_val[var];
 
@@ -551,10 +754,13 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 	old = MemoryContextSwitchTo(rt->evalcxt);
 	if (q->within && !eval_condition(rt, q->within, &dv))
 		result = false;
+	else if (rt->fast_define[var])
+		result = eval_fast_condition(rt, rt->fast_define[var], &dv);
 	else if (lw)
 		result = eval_condition(rt, lw, &dv);
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(rt->evalcxt);
+	if (!rt->evalcxt->isReset)
+		MemoryContextReset(rt->evalcxt);
 
 	if (cacheable)
 	{
@@ -677,6 +883,14 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 	{
 		MrLowered  *lw = q->measures[i];
 
+		if (rt->measure_is_slot[i])
+		{
+			rt->measure_values[i] = (Datum) 0;
+			rt->measure_nulls[i] = true;
+			measure_slot_value(rt, mv, lw->slots[0], &rt->measure_values[i],
+							   &rt->measure_nulls[i]);
+			continue;
+		}
 		for (k = 0; k < lw->nslots; k++)
 		{
 			Datum		v = (Datum) 0;
@@ -695,8 +909,11 @@ advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final)
 {
 	MrQuery    *q = rt->q;
 	int			s;
-	int			label = match_label(m, pos);
+	int			label;
 
+	if (!rt->has_aggs)
+		return;
+	label = match_label(m, pos);
 	for (s = 0; s < q->nslots; s++)
 	{
 		MrSlot	   *slot = &q->slots[s];
@@ -713,6 +930,8 @@ restart_aggs(MrRuntime *rt)
 {
 	int			s;
 
+	if (!rt->has_aggs)
+		return;
 	for (s = 0; s < rt->q->nslots; s++)
 		if (rt->q->slots[s].kind == MR_SLOT_AGG)
 			mr_agg_restart(rt->q->slots[s].agg, agg_state(rt, s));
@@ -927,16 +1146,21 @@ drive(MrRuntime *rt)
 	MrMatcher  *mt = rt->matcher;
 	MrMatch		m;
 	MemoryContext old;
+	bool		have_m = false; /* m holds the decided match already */
+	bool		none_decided = false;	/* known: no decided match */
 
 	for (;;)
 	{
 		int64		next;
+		int64		earliest;
 		MrMatchStatus st;
 
 		CHECK_FOR_INTERRUPTS();
-		if (mr_matcher_decided_match(mt, &m))
+		if (have_m || (!none_decided && mr_matcher_decided_match(mt, &m)))
 		{
 			int64		skip;
+
+			have_m = false;
 
 			/* MEASURES may look past the match end */
 			if (!rt->partition_ended && rt->nrows < m.end + q->max_next)
@@ -973,11 +1197,13 @@ drive(MrRuntime *rt)
 			MemoryContextSwitchTo(old);
 			if (st == MR_MATCH_TOO_MANY_THREADS)
 				too_many_threads();
-			rt->stats.rows_in = Max(rt->stats.rows_in, next + 1);
 			/* rows no live thread starts at are unmatched */
-			if (!mr_matcher_decided_match(mt, &m))
-				emit_unmatched_upto(rt, mr_matcher_earliest_live(mt));
-			window_trim(rt, Min(rt->unmatched_from, mr_matcher_earliest_live(mt)) - q->max_prev);
+			have_m = mr_matcher_decided_match(mt, &m);
+			none_decided = !have_m;
+			earliest = mr_matcher_earliest_live(mt);
+			if (!have_m)
+				emit_unmatched_upto(rt, earliest);
+			window_trim(rt, Min(rt->unmatched_from, earliest) - q->max_prev);
 			continue;
 		}
 		if (rt->partition_ended)
@@ -985,6 +1211,7 @@ drive(MrRuntime *rt)
 			old = MemoryContextSwitchTo(rt->cxt);
 			mr_matcher_finish(mt);
 			MemoryContextSwitchTo(old);
+			none_decided = false;
 			continue;
 		}
 		break;
@@ -1036,6 +1263,12 @@ same_partition(MrRuntime *rt, TupleTableSlot *slot)
 			return false;
 		if (isnull)
 			continue;
+		if (rt->part_bitwise[i])
+		{
+			if (d != rt->part_values[i])
+				return false;
+			continue;
+		}
 		if (!DatumGetBool(FunctionCall2Coll(&rt->part_eq[i], rt->part_coll[i],
 											rt->part_values[i], d)))
 			return false;
@@ -1054,6 +1287,7 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 	}
 	if (!rt->in_partition)
 		start_partition(rt, slot);
+	rt->stats.rows_in++;
 	window_append(rt, slot);
 	drive(rt);
 }
@@ -1068,6 +1302,135 @@ mr_runtime_finish(MrRuntime *rt)
 		rt->in_partition = false;
 	}
 	window_clear(rt);
+}
+
+/* ---------- columns the query reads ---------- */
+
+typedef struct NeededCtx
+{
+	bool	   *needed;
+	int			natts;
+} NeededCtx;
+
+static bool
+mark_params_walker(Node *node, NeededCtx *cx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+	{
+		Param	   *p = (Param *) node;
+
+		if (p->paramkind == PARAM_EXTERN && p->paramid >= 1 && p->paramid <= cx->natts)
+			cx->needed[p->paramid - 1] = true;
+		return false;
+	}
+	return expression_tree_walker(node, mark_params_walker, (void *) cx);
+}
+
+static void
+mark_row_expr(NeededCtx *cx, MrRowExpr *r)
+{
+	int			i;
+
+	if (r->column >= 0)
+		cx->needed[r->column] = true;
+	else if (r->plan)
+		for (i = 0; i < cx->natts; i++)
+			cx->needed[i] = true;
+	else
+		mark_params_walker((Node *) r->expr, cx);
+}
+
+/*
+ * Which input columns a retained row must keep: every column for ALL ROWS
+ * PER MATCH (they are output), else those read by a slot's row expression.
+ */
+static void
+compute_needed_columns(MrRuntime *rt)
+{
+	MrQuery    *q = rt->q;
+	NeededCtx	cx;
+	int			s,
+				i;
+
+	cx.needed = rt->col_needed;
+	cx.natts = q->natts;
+	for (i = 0; i < q->natts; i++)
+		cx.needed[i] = q->clause->rows_per_match != MR_ONE_ROW;
+	for (s = 0; s < q->nslots; s++)
+	{
+		MrSlot	   *slot = &q->slots[s];
+
+		if (slot->kind == MR_SLOT_NAV)
+			mark_row_expr(&cx, &slot->row);
+		else if (slot->kind == MR_SLOT_AGG)
+		{
+			rt->has_aggs = true;
+			for (i = 0; i < slot->naggargs; i++)
+				mark_row_expr(&cx, &slot->aggargs[i]);
+		}
+	}
+}
+
+/* a FastCond for lw when it is "$a op $b" with a strict boolean operator */
+static FastCond *
+make_fast_cond(MrLowered *lw)
+{
+	OpExpr	   *op;
+	FastCond   *fc;
+	int			i;
+
+	if (lw == NULL || lw->plan != NULL || lw->expr == NULL || !IsA(lw->expr, OpExpr))
+		return NULL;
+	op = (OpExpr *) lw->expr;
+	if (op->opresulttype != BOOLOID || list_length(op->args) != 2 || op->opretset)
+		return NULL;
+	set_opfuncid(op);
+	if (!func_strict(op->opfuncid))
+		return NULL;
+	fc = palloc0(sizeof(FastCond));
+	for (i = 0; i < 2; i++)
+	{
+		Param	   *p = (Param *) list_nth(op->args, i);
+
+		if (!IsA(p, Param) || p->paramkind != PARAM_EXTERN ||
+			p->paramid < 1 || p->paramid > lw->nslots)
+		{
+			pfree(fc);
+			return NULL;
+		}
+		fc->slot[i] = lw->slots[p->paramid - 1];
+	}
+	fmgr_info(op->opfuncid, &fc->flinfo);
+	fc->collation = op->inputcollid;
+	fc->cmp = FAST_FMGR;
+	switch (op->opfuncid)
+	{
+#define FAST_CASE(fn, t, c) case fn: fc->type = t; fc->cmp = c; break
+			FAST_CASE(F_INT4LT, FAST_INT4, FAST_LT);
+			FAST_CASE(F_INT4LE, FAST_INT4, FAST_LE);
+			FAST_CASE(F_INT4GT, FAST_INT4, FAST_GT);
+			FAST_CASE(F_INT4GE, FAST_INT4, FAST_GE);
+			FAST_CASE(F_INT4EQ, FAST_INT4, FAST_EQ);
+			FAST_CASE(F_INT4NE, FAST_INT4, FAST_NE);
+			FAST_CASE(F_INT8LT, FAST_INT8, FAST_LT);
+			FAST_CASE(F_INT8LE, FAST_INT8, FAST_LE);
+			FAST_CASE(F_INT8GT, FAST_INT8, FAST_GT);
+			FAST_CASE(F_INT8GE, FAST_INT8, FAST_GE);
+			FAST_CASE(F_INT8EQ, FAST_INT8, FAST_EQ);
+			FAST_CASE(F_INT8NE, FAST_INT8, FAST_NE);
+			FAST_CASE(F_FLOAT8LT, FAST_FLOAT8, FAST_LT);
+			FAST_CASE(F_FLOAT8LE, FAST_FLOAT8, FAST_LE);
+			FAST_CASE(F_FLOAT8GT, FAST_FLOAT8, FAST_GT);
+			FAST_CASE(F_FLOAT8GE, FAST_FLOAT8, FAST_GE);
+			FAST_CASE(F_FLOAT8EQ, FAST_FLOAT8, FAST_EQ);
+			FAST_CASE(F_FLOAT8NE, FAST_FLOAT8, FAST_NE);
+#undef FAST_CASE
+		default:
+			break;
+	}
+	return fc;
 }
 
 MrRuntime *
@@ -1100,6 +1463,7 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->part_nulls = palloc0(sizeof(bool) * Max(q->npartition, 1));
 	rt->part_eq = palloc0(sizeof(FmgrInfo) * Max(q->npartition, 1));
 	rt->part_coll = palloc0(sizeof(Oid) * Max(q->npartition, 1));
+	rt->part_bitwise = palloc0(sizeof(bool) * Max(q->npartition, 1));
 	for (i = 0; i < q->npartition; i++)
 	{
 		Form_pg_attribute a = TupleDescAttr(q->input_desc, q->partition_cols[i]);
@@ -1112,12 +1476,66 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 							format_type_be(a->atttypid))));
 		fmgr_info_copy(&rt->part_eq[i], &tce->eq_opr_finfo, rt->cxt);
 		rt->part_coll[i] = a->attcollation;
+		switch (a->atttypid)
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case OIDOID:
+			case BOOLOID:
+			case DATEOID:
+			case TIMESTAMPOID:
+			case TIMESTAMPTZOID:
+				rt->part_bitwise[i] = a->attbyval;
+				break;
+			default:
+				break;
+		}
 	}
 
 	rt->cap = 64;
 	rt->ring = palloc(sizeof(MrRow *) * rt->cap);
+	rt->col_needed = palloc0(sizeof(bool) * Max(q->natts, 1));
+	rt->col_byval = palloc0(sizeof(bool) * Max(q->natts, 1));
+	rt->col_len = palloc0(sizeof(int16) * Max(q->natts, 1));
+	for (i = 0; i < q->natts; i++)
+	{
+		rt->col_byval[i] = TupleDescAttr(q->input_desc, i)->attbyval;
+		rt->col_len[i] = TupleDescAttr(q->input_desc, i)->attlen;
+	}
+	compute_needed_columns(rt);
+	rt->slot_current_column = palloc0(sizeof(bool) * Max(q->nslots, 1));
+	for (i = 0; i < q->nslots; i++)
+	{
+		MrSlot	   *slot = &q->slots[i];
+
+		rt->slot_current_column[i] = slot->kind == MR_SLOT_NAV &&
+			!slot->logical_first && slot->logical_offset == 0 &&
+			slot->row.column >= 0 && !slot->row.uses_classifier;
+	}
+	rt->measure_is_slot = palloc0(sizeof(bool) * Max(q->clause->nmeasures, 1));
+	for (i = 0; i < q->clause->nmeasures; i++)
+	{
+		MrLowered  *lw = q->measures[i];
+
+		rt->measure_is_slot[i] = lw->plan == NULL && lw->nslots == 1 &&
+			lw->expr != NULL && IsA(lw->expr, Param) &&
+			((Param *) lw->expr)->paramkind == PARAM_EXTERN &&
+			((Param *) lw->expr)->paramid == 1 &&
+			((Param *) lw->expr)->paramtype == q->slots[lw->slots[0]].type;
+	}
 	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
 	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
+	rt->cacheable = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
+	rt->fast_define = palloc0(sizeof(FastCond *) * Max(q->clause->nvars, 1));
+	for (i = 0; i < q->clause->nvars; i++)
+	{
+		MrLowered  *lw = q->defines[i];
+
+		rt->cacheable[i] = q->within == NULL &&
+			(lw == NULL || (!lw->path_dependent && !lw->start_dependent));
+		rt->fast_define[i] = make_fast_cond(lw);
+	}
 	rt->aggstates = palloc0(sizeof(MrAggState *) * Max(q->nslots, 1));
 	rt->out_values = palloc0(sizeof(Datum) * Max(q->noutcols, 1));
 	rt->out_nulls = palloc0(sizeof(bool) * Max(q->noutcols, 1));

@@ -42,6 +42,26 @@ typedef struct StackEntry
 	int32_t		begun;			/* BegunNode index, -1 = empty set */
 } StackEntry;
 
+/*
+ * The outcome of a closure that starts at a pc with no loop iteration begun,
+ * after the first row of the partition and before its end: the walk does not
+ * depend on other threads (they meet only where threads park), so it is
+ * recorded once and replayed: the VAR pcs it parks at, in order, and whether
+ * it ends in ACCEPT.  Closures that park at END are not recorded.
+ */
+typedef struct ClosureMemo
+{
+	int32_t    *items;			/* >= 0: a VAR pc to park at; -1: ACCEPT */
+	int32_t		nitems;
+	uint32_t	steps;			/* state visits of the recorded walk */
+	int8_t		state;			/* MEMO_UNKNOWN, MEMO_READY, MEMO_NONE */
+} ClosureMemo;
+
+#define MEMO_UNKNOWN 0
+#define MEMO_READY 1
+#define MEMO_NONE 2
+#define MEMO_MAX_ITEMS 64
+
 struct MrMatcher
 {
 	const MrProgram *prog;
@@ -80,6 +100,13 @@ struct MrMatcher
 	int32_t		stackcap;
 
 	MrHist	   *free_hist;
+
+	/* closure memo, one per start pc, and the recording in progress */
+	ClosureMemo *memo;
+	bool		recording;
+	bool		rec_fail;
+	int32_t		rec_items[MEMO_MAX_ITEMS];
+	int32_t		rec_n;
 
 	/* decided match output buffers */
 	int32_t    *out_vars;
@@ -231,6 +258,8 @@ mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
 	m->bnodes = mr_new_array(BegunNode, m->bcap);
 	grow_list(&m->clist, &m->ccap, 16);
 	grow_list(&m->nlist, &m->ncap, 16);
+	m->memo = mr_new_array(ClosureMemo, n);
+	memset(m->memo, 0, sizeof(ClosureMemo) * (size_t) n);
 	m->cgen = 1;
 	m->pgen = 1;
 	mr_matcher_reset(m, 0);
@@ -240,7 +269,13 @@ mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
 void
 mr_matcher_destroy(MrMatcher *m)
 {
+	int			i;
+
 	/* the host frees everything with its memory context; standalone frees */
+	for (i = 0; i < m->prog->ninsts; i++)
+		if (m->memo[i].items)
+			mr_free(m->memo[i].items);
+	mr_free(m->memo);
 	mr_free(m->cstamp);
 	mr_free(m->cbegun);
 	mr_free(m->vstamp);
@@ -433,6 +468,8 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 					int32_t		n = 0,
 								node;
 
+					m->rec_fail = true; /* not memoized */
+
 					for (node = e.begun; node >= 0; node = m->bnodes[node].parent)
 						n++;
 					if (n > 0)
@@ -447,6 +484,13 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 			case MR_OP_VAR:
 				if (m->finished)
 					break;
+				if (m->recording)
+				{
+					if (m->rec_n < MEMO_MAX_ITEMS)
+						m->rec_items[m->rec_n++] = pc;
+					else
+						m->rec_fail = true;
+				}
 				if (parked_duplicate(m, pc, start))
 				{
 					m->stats.merged++;
@@ -455,12 +499,86 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 				nlist_append(m, pc, start, hist, len);
 				break;
 			case MR_OP_ACCEPT:
+				if (m->recording)
+				{
+					if (m->rec_n < MEMO_MAX_ITEMS)
+						m->rec_items[m->rec_n++] = -1;
+					else
+						m->rec_fail = true;
+				}
 				set_best(m, start, start + len, hist);
 				m->stacktop = 0;
 				return true;
 		}
 	}
 	return false;
+}
+
+/*
+ * closure() for a thread with no loop iteration begun, through the memo
+ * when the walk cannot depend on the row position (BEGIN) or the end of the
+ * partition (END).  Replaying gives the same threads, in the same order,
+ * with the same merges and step counts as walking.
+ */
+static bool
+closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
+			 int64_t pos)
+{
+	ClosureMemo *cm = &m->memo[pc0];
+	uint64_t	steps0;
+	bool		accepted;
+	int32_t		k;
+
+	if (pos == 0 || m->finished || cm->state == MEMO_NONE)
+		return closure(m, pc0, start, hist, len, pos, NULL, 0);
+	if (cm->state == MEMO_READY)
+	{
+		/* a new walk for the per-walk duplicate marks (MR_DEDUP_NONE) */
+		m->cgen++;
+		if (m->cgen == 0)
+		{
+			memset(m->cstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+			memset(m->vstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+			m->cgen = 1;
+		}
+		m->stats.steps += cm->steps;
+		for (k = 0; k < cm->nitems; k++)
+		{
+			int32_t		pc = cm->items[k];
+
+			if (pc < 0)
+			{
+				set_best(m, start, start + len, hist);
+				return true;
+			}
+			if (parked_duplicate(m, pc, start))
+			{
+				m->stats.merged++;
+				continue;
+			}
+			nlist_append(m, pc, start, hist, len);
+		}
+		return false;
+	}
+
+	/* first walk from pc0: record it */
+	m->recording = true;
+	m->rec_fail = false;
+	m->rec_n = 0;
+	steps0 = m->stats.steps;
+	accepted = closure(m, pc0, start, hist, len, pos, NULL, 0);
+	m->recording = false;
+	if (m->rec_fail)
+		cm->state = MEMO_NONE;
+	else
+	{
+		cm->items = mr_new_array(int32_t, m->rec_n > 0 ? m->rec_n : 1);
+		memcpy(cm->items, m->rec_items, sizeof(int32_t) * (size_t) m->rec_n);
+		cm->nitems = m->rec_n;
+		cm->steps = (uint32_t) (m->stats.steps - steps0);
+		cm->state = MEMO_READY;
+	}
+	return accepted;
 }
 
 static MrMatchStatus
@@ -488,7 +606,7 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 	if (!m->has_best)
 	{
 		m->nn = 0;
-		closure(m, 0, pos, NULL, 0, pos, NULL, 0);
+		closure_memo(m, 0, pos, NULL, 0, pos);
 		/* append the new threads to clist */
 		grow_list(&m->clist, &m->ccap, m->nc + m->nn);
 		for (i = 0; i < m->nn; i++)
@@ -510,7 +628,9 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 		Thread	   *t = &m->clist[i];
 		const MrInst *in = &insts[t->pc];
 
-		MR_CHECK_INTERRUPTS();
+		/* the host checks once per row; check again on long thread lists */
+		if ((i & 1023) == 1023)
+			MR_CHECK_INTERRUPTS();
 		if (in->op == MR_OP_VAR)
 		{
 			MrPath		path;
@@ -524,7 +644,7 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 				MrHist	   *h = hist_push(m, t->hist, pos, in->var, in->excluded);
 				bool		accepted;
 
-				accepted = closure(m, t->pc + 1, t->start, h, t->len + 1, pos + 1, NULL, 0);
+				accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, pos + 1);
 				hist_release(m, h);
 				if (accepted)
 				{

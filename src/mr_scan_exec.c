@@ -1,0 +1,385 @@
+/*-------------------------------------------------------------------------
+ * mr_scan_exec.c
+ *	  Executing the MatchRecognize custom scan, and its EXPLAIN output.
+ *
+ * The node pulls rows from its input (the subplan named by plan_id, whose
+ * PlanState the executor created with the other subplans), pushes each into
+ * the runtime (mr_exec.c) and returns the rows the runtime emits, one at a
+ * time, from a small queue.  Nothing is materialized beyond the runtime's
+ * retained-row window and the rows emitted for one input row, so LIMIT
+ * stops reading input as soon as it has its rows.
+ *
+ * Memory:
+ *  - qcxt: the compiled clause (per execution: its expression states belong
+ *    to this executor run);
+ *  - rtcxt: the runtime; reset and rebuilt on rescan;
+ *  - outcxt: the queued output rows; reset before the next input row is
+ *    pushed, i.e. once every queued row has been returned (the row last
+ *    returned stays valid until the next call, as the executor requires).
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/extensible.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+
+#include "mr_exec.h"
+#include "mr_scan.h"
+
+typedef struct MrQueuedRow
+{
+	Datum	   *values;
+	bool	   *nulls;
+} MrQueuedRow;
+
+typedef struct MrScanState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	char	   *text;
+	MrTextOrigin origin;
+	int			plan_id;
+
+	PlanState  *input;			/* borrowed from es_subplanstates */
+
+	MemoryContext qcxt;
+	MemoryContext rtcxt;
+	MemoryContext outcxt;
+	MrQuery    *q;
+	MrRuntime  *rt;
+	bool		input_done;
+
+	/* output queue */
+	MrQueuedRow *queue;
+	int			nqueue;
+	int			qpos;
+	int			qcap;
+	int16	   *typlen;
+	bool	   *typbyval;
+	int			natts;
+
+	/* counters of earlier runs (rescans) */
+	MrRuntimeStats done_stats;
+} MrScanState;
+
+static void mr_scan_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *mr_scan_exec(CustomScanState *node);
+static void mr_scan_end(CustomScanState *node);
+static void mr_scan_rescan(CustomScanState *node);
+static void mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+
+static const CustomExecMethods mr_scan_exec_methods = {
+	.CustomName = MR_SCAN_NAME,
+	.BeginCustomScan = mr_scan_begin,
+	.ExecCustomScan = mr_scan_exec,
+	.EndCustomScan = mr_scan_end,
+	.ReScanCustomScan = mr_scan_rescan,
+	.ExplainCustomScan = mr_scan_explain,
+};
+
+Node *
+mr_scan_create_state(CustomScan *cscan)
+{
+	MrScanState *st = (MrScanState *) newNode(sizeof(MrScanState), T_CustomScanState);
+
+	st->css.methods = &mr_scan_exec_methods;
+	st->text = strVal(list_nth(cscan->custom_private, MR_SCAN_PRIVATE_TEXT));
+	st->origin.base = intVal(list_nth(cscan->custom_private, MR_SCAN_PRIVATE_ORIGIN));
+	st->plan_id = intVal(list_nth(cscan->custom_private, MR_SCAN_PRIVATE_PLAN_ID));
+	return (Node *) st;
+}
+
+/* MrEmitFn: copy the row into the queue */
+static void
+mr_scan_emit(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
+{
+	MrScanState *st = (MrScanState *) arg;
+	MemoryContext old = MemoryContextSwitchTo(st->outcxt);
+	MrQueuedRow *row;
+	int			i;
+
+	if (st->nqueue >= st->qcap)
+	{
+		st->qcap *= 2;
+		st->queue = repalloc_huge(st->queue, sizeof(MrQueuedRow) * st->qcap);
+	}
+	row = &st->queue[st->nqueue++];
+	row->values = palloc(sizeof(Datum) * st->natts);
+	row->nulls = palloc(sizeof(bool) * st->natts);
+	for (i = 0; i < st->natts; i++)
+	{
+		row->nulls[i] = nulls[i];
+		row->values[i] = nulls[i] ? (Datum) 0 :
+			datumCopy(values[i], st->typbyval[i], st->typlen[i]);
+	}
+	MemoryContextSwitchTo(old);
+}
+
+static void
+mr_scan_start_runtime(MrScanState *st)
+{
+	MemoryContext old = MemoryContextSwitchTo(st->rtcxt);
+
+	st->rt = mr_runtime_create(st->q, mr_scan_emit, st);
+	MemoryContextSwitchTo(old);
+	st->input_done = false;
+	st->nqueue = st->qpos = 0;
+}
+
+static void
+mr_scan_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	MrScanState *st = (MrScanState *) node;
+	TupleDesc	desc = node->ss.ss_ScanTupleSlot->tts_tupleDescriptor;
+	MemoryContext old;
+	int			i;
+
+	st->input = (PlanState *) list_nth(estate->es_subplanstates, st->plan_id - 1);
+	node->custom_ps = list_make1(st->input);
+
+	st->qcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize query",
+									 ALLOCSET_DEFAULT_SIZES);
+	st->rtcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize runtime",
+									  ALLOCSET_DEFAULT_SIZES);
+	st->outcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize output",
+									   ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(st->qcxt);
+	st->q = mr_query_compile(st->text, strlen(st->text), &st->origin);
+	st->natts = desc->natts;
+	st->typlen = palloc(sizeof(int16) * Max(st->natts, 1));
+	st->typbyval = palloc(sizeof(bool) * Max(st->natts, 1));
+	for (i = 0; i < st->natts; i++)
+	{
+		st->typlen[i] = TupleDescAttr(desc, i)->attlen;
+		st->typbyval[i] = TupleDescAttr(desc, i)->attbyval;
+	}
+	st->qcap = 16;
+	st->queue = palloc(sizeof(MrQueuedRow) * st->qcap);
+	MemoryContextSwitchTo(old);
+
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+		return;
+	mr_scan_start_runtime(st);
+}
+
+/* the next output row in the scan slot, or an empty slot */
+static TupleTableSlot *
+mr_scan_next(ScanState *ss)
+{
+	MrScanState *st = (MrScanState *) ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	MrQueuedRow *row;
+
+	while (st->qpos >= st->nqueue)
+	{
+		TupleTableSlot *in;
+		MemoryContext old;
+
+		if (st->input_done)
+			return ExecClearTuple(slot);
+		ExecClearTuple(slot);
+		if (st->nqueue > 0)
+			MemoryContextReset(st->outcxt);
+		st->nqueue = st->qpos = 0;
+
+		in = ExecProcNode(st->input);
+		old = MemoryContextSwitchTo(st->rtcxt);
+		if (TupIsNull(in))
+		{
+			mr_runtime_finish(st->rt);
+			st->input_done = true;
+		}
+		else
+			mr_runtime_push(st->rt, in);
+		MemoryContextSwitchTo(old);
+	}
+	row = &st->queue[st->qpos++];
+	ExecClearTuple(slot);
+	memcpy(slot->tts_values, row->values, sizeof(Datum) * st->natts);
+	memcpy(slot->tts_isnull, row->nulls, sizeof(bool) * st->natts);
+	return ExecStoreVirtualTuple(slot);
+}
+
+static bool
+mr_scan_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+mr_scan_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, mr_scan_next, mr_scan_recheck);
+}
+
+static void
+mr_scan_stop_runtime(MrScanState *st)
+{
+	MrRuntimeStats s;
+	MemoryContext old;
+
+	if (st->rt == NULL)
+		return;
+	mr_runtime_get_stats(st->rt, &s);
+	st->done_stats.rows_in += s.rows_in;
+	st->done_stats.matches += s.matches;
+	st->done_stats.rows_out += s.rows_out;
+	st->done_stats.max_rows_retained = Max(st->done_stats.max_rows_retained, s.max_rows_retained);
+	st->done_stats.steps += s.steps;
+	st->done_stats.define_calls += s.define_calls;
+	st->done_stats.merged += s.merged;
+	st->done_stats.peak_threads = Max(st->done_stats.peak_threads, s.peak_threads);
+	old = MemoryContextSwitchTo(st->rtcxt);
+	mr_runtime_destroy(st->rt);
+	MemoryContextSwitchTo(old);
+	st->rt = NULL;
+	MemoryContextReset(st->rtcxt);
+}
+
+static void
+mr_scan_end(CustomScanState *node)
+{
+	MrScanState *st = (MrScanState *) node;
+
+	/* the input is a subplan: ExecEndPlan ends it */
+	if (st->rt)
+	{
+		MemoryContext old = MemoryContextSwitchTo(st->rtcxt);
+
+		mr_runtime_destroy(st->rt);
+		MemoryContextSwitchTo(old);
+		st->rt = NULL;
+	}
+	MemoryContextDelete(st->outcxt);
+	MemoryContextDelete(st->rtcxt);
+	MemoryContextDelete(st->qcxt);
+}
+
+static void
+mr_scan_rescan(CustomScanState *node)
+{
+	MrScanState *st = (MrScanState *) node;
+
+	mr_scan_stop_runtime(st);
+	MemoryContextReset(st->outcxt);
+	ExecReScan(st->input);
+	mr_scan_start_runtime(st);
+}
+
+/* ---------- EXPLAIN ---------- */
+
+static char *
+span_text(MrQuery *q, MrSpan span)
+{
+	return pnstrdup(q->text + span.start, span.end - span.start);
+}
+
+static const char *
+rows_per_match_text(MrRowsPerMatch r)
+{
+	switch (r)
+	{
+		case MR_ONE_ROW:
+			return "ONE ROW PER MATCH";
+		case MR_ALL_ROWS_SHOW_EMPTY:
+			return "ALL ROWS PER MATCH SHOW EMPTY MATCHES";
+		case MR_ALL_ROWS_OMIT_EMPTY:
+			return "ALL ROWS PER MATCH OMIT EMPTY MATCHES";
+		case MR_ALL_ROWS_WITH_UNMATCHED:
+			return "ALL ROWS PER MATCH WITH UNMATCHED ROWS";
+	}
+	return "?";
+}
+
+static char *
+skip_text(MrClause *c)
+{
+	switch (c->skip)
+	{
+		case MR_SKIP_PAST_LAST_ROW:
+			return "PAST LAST ROW";
+		case MR_SKIP_TO_NEXT_ROW:
+			return "TO NEXT ROW";
+		case MR_SKIP_TO_FIRST:
+			return psprintf("TO FIRST %s", c->skip_target.norm);
+		case MR_SKIP_TO_LAST:
+			return psprintf("TO LAST %s", c->skip_target.norm);
+	}
+	return "?";
+}
+
+static void
+mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	MrScanState *st = (MrScanState *) node;
+	MrQuery    *q = st->q;
+	MrClause   *c = q->clause;
+	List	   *items;
+	int			i;
+
+	ExplainPropertyText("Pattern", mr_pattern_to_string(c, c->pattern), es);
+	if (c->npartition > 0)
+	{
+		items = NIL;
+		for (i = 0; i < c->npartition; i++)
+			items = lappend(items, span_text(q, c->partition[i]));
+		ExplainPropertyList("Partition By", items, es);
+	}
+	if (c->norder > 0)
+	{
+		items = NIL;
+		for (i = 0; i < c->norder; i++)
+		{
+			MrOrderItem *o = &c->order[i];
+
+			items = lappend(items, psprintf("%s%s%s", span_text(q, o->expr),
+											o->desc ? " DESC" : "",
+											o->nulls == MR_NULLS_FIRST ? " NULLS FIRST" :
+											o->nulls == MR_NULLS_LAST ? " NULLS LAST" : ""));
+		}
+		ExplainPropertyList("Order By", items, es);
+	}
+	ExplainPropertyText("Rows Per Match", rows_per_match_text(c->rows_per_match), es);
+	ExplainPropertyText("After Match Skip", skip_text(c), es);
+	if (c->has_within)
+		ExplainPropertyText("Within", span_text(q, c->within), es);
+
+	if (es->verbose)
+	{
+		items = NIL;
+		for (i = 0; i < c->ndefines; i++)
+			items = lappend(items, psprintf("%s AS %s", c->vars[c->defines[i].var].name,
+											span_text(q, c->defines[i].expr)));
+		if (items)
+			ExplainPropertyList("Define", items, es);
+		items = NIL;
+		for (i = 0; i < c->nmeasures; i++)
+			items = lappend(items, psprintf("%s AS %s", span_text(q, c->measures[i].expr),
+											c->measures[i].alias.name));
+		if (items)
+			ExplainPropertyList("Measures", items, es);
+	}
+
+	if (es->analyze && st->rt)
+	{
+		MrRuntimeStats s;
+		MrRuntimeStats *d = &st->done_stats;
+
+		mr_runtime_get_stats(st->rt, &s);
+		ExplainPropertyInteger("Rows Read", NULL, s.rows_in + d->rows_in, es);
+		ExplainPropertyInteger("Matches", NULL, s.matches + d->matches, es);
+		ExplainPropertyInteger("Max Rows Retained", NULL,
+							   Max(s.max_rows_retained, d->max_rows_retained), es);
+		ExplainPropertyInteger("Matcher Steps", NULL, (int64) (s.steps + d->steps), es);
+		ExplainPropertyInteger("Define Evaluations", NULL,
+							   (int64) (s.define_calls + d->define_calls), es);
+		ExplainPropertyInteger("Merged Threads", NULL, (int64) (s.merged + d->merged), es);
+		ExplainPropertyInteger("Peak Threads", NULL,
+							   Max(s.peak_threads, d->peak_threads), es);
+	}
+}
