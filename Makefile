@@ -12,7 +12,7 @@
 PG_CONFIG ?= pg_config
 
 MODULE_big = match_recognize
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/core/*.c)))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/core/*.c src/stream/*.c)))
 PGFILEDESC = "match_recognize - SQL:2016 row pattern recognition"
 
 EXTENSION = match_recognize

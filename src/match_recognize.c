@@ -13,6 +13,7 @@
 #include "match_recognize.h"
 #include "mr_program.h"
 #include "mr_scan.h"
+#include "stream/mr_stream.h"
 
 PG_MODULE_MAGIC;
 
@@ -48,4 +49,5 @@ _PG_init(void)
 {
 	mr_guc_init();
 	mr_scan_init();
+	mr_stream_init();
 }

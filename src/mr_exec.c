@@ -116,6 +116,8 @@ struct MrRuntime
 
 	List	   *subplan_qds;	/* QueryDescs started for sublink expressions */
 
+	bool		degrade_skip;	/* streaming: invalid skip targets degrade */
+
 	MrRuntimeStats stats;
 };
 
@@ -1104,6 +1106,11 @@ skip_position(MrRuntime *rt, MrMatch *m)
 				break;
 		}
 	pfree(set.member);
+	if (rt->degrade_skip && (found < 0 || found == m->start))
+	{
+		rt->stats.skip_degraded++;
+		return m->end;
+	}
 	if (found < 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_EXCEPTION),
@@ -1580,6 +1587,40 @@ mr_runtime_retained_from(MrRuntime *rt)
 	int64		from = Min(rt->unmatched_from, mr_matcher_earliest_live(rt->matcher)) - rt->q->max_prev;
 
 	return Max(from, rt->buf_first);
+}
+
+void
+mr_runtime_checkpoint(MrRuntime *rt, MrRuntimeCheckpoint *cp)
+{
+	cp->nrows = rt->nrows;
+	cp->keep_from = mr_runtime_retained_from(rt);
+	cp->matcher_from = Min(rt->unmatched_from, mr_matcher_earliest_live(rt->matcher));
+	cp->match_number = rt->match_number;
+	cp->unmatched_from = rt->unmatched_from;
+	cp->covered_upto = rt->covered_upto;
+}
+
+void
+mr_runtime_restore(MrRuntime *rt, TupleTableSlot *partition_row,
+				   const MrRuntimeCheckpoint *cp)
+{
+	MemoryContext old;
+
+	start_partition(rt, partition_row);
+	rt->buf_first = cp->keep_from;
+	rt->nrows = cp->keep_from;
+	rt->match_number = cp->match_number;
+	rt->unmatched_from = cp->unmatched_from;
+	rt->covered_upto = cp->covered_upto;
+	old = MemoryContextSwitchTo(rt->cxt);
+	mr_matcher_reset(rt->matcher, cp->matcher_from);
+	MemoryContextSwitchTo(old);
+}
+
+void
+mr_runtime_degrade_skip(MrRuntime *rt, bool degrade)
+{
+	rt->degrade_skip = degrade;
 }
 
 int64

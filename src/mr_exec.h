@@ -44,7 +44,23 @@ typedef struct MrRuntimeStats
 	uint64		define_calls;
 	uint64		merged;
 	int64		peak_threads;
+	int64		skip_degraded;	/* invalid AFTER MATCH SKIP targets degraded */
 } MrRuntimeStats;
+
+/*
+ * Streaming: what a caller that persists rows must keep to rebuild the
+ * runtime of one partition later (mr_runtime_restore).  Rows keep_from ..
+ * nrows - 1 must be re-pushed after the restore.
+ */
+typedef struct MrRuntimeCheckpoint
+{
+	int64		nrows;			/* rows pushed into the partition so far */
+	int64		keep_from;		/* first row still needed (retained_from) */
+	int64		matcher_from;	/* where a fresh matcher restarts */
+	int64		match_number;	/* matches emitted so far */
+	int64		unmatched_from;
+	int64		covered_upto;
+} MrRuntimeCheckpoint;
 
 /* create in the current memory context, which must outlive the run */
 extern MrRuntime *mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg);
@@ -70,6 +86,25 @@ extern int64 mr_runtime_retained_from(MrRuntime *rt);
 
 /* rows pushed into the current partition so far */
 extern int64 mr_runtime_partition_rows(MrRuntime *rt);
+
+/* Streaming: the state of the current partition (see MrRuntimeCheckpoint) */
+extern void mr_runtime_checkpoint(MrRuntime *rt, MrRuntimeCheckpoint *cp);
+
+/*
+ * Streaming recovery: begin the partition of `partition_row` as it was at a
+ * checkpoint; the caller then pushes rows cp->keep_from .. cp->nrows - 1
+ * again.  Matches those rows complete were not emitted before the
+ * checkpoint, so re-pushing emits nothing twice.
+ */
+extern void mr_runtime_restore(MrRuntime *rt, TupleTableSlot *partition_row,
+							   const MrRuntimeCheckpoint *cp);
+
+/*
+ * Streaming: an AFTER MATCH SKIP TO FIRST|LAST target that is invalid for a
+ * match (no row mapped to it, or the match's first row) resumes past the
+ * match's last row instead of raising an error; counted in skip_degraded.
+ */
+extern void mr_runtime_degrade_skip(MrRuntime *rt, bool degrade);
 
 /* release executor resources (sub-plans) */
 extern void mr_runtime_destroy(MrRuntime *rt);
