@@ -151,6 +151,7 @@ typedef struct FastCond
 	int			slot[2];		/* slot index of each argument */
 	FastCmp		cmp;
 	FastType	type;
+	bool		no_alloc;		/* inline compare of plain columns: allocates nothing */
 } FastCond;
 
 /* a match being evaluated (MEASURES) */
@@ -751,6 +752,18 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 	dv.row = row;
 	dv.var = var;
 
+	/* the common case needs no evaluation context */
+	if (q->within == NULL && rt->fast_define[var] && rt->fast_define[var]->no_alloc)
+	{
+		result = eval_fast_condition(rt, rt->fast_define[var], &dv);
+		if (cacheable)
+		{
+			rt->cache_row[var] = row;
+			rt->cache_val[var] = result;
+		}
+		return result;
+	}
+
 	old = MemoryContextSwitchTo(rt->evalcxt);
 	if (q->within && !eval_condition(rt, q->within, &dv))
 		result = false;
@@ -1279,6 +1292,7 @@ same_partition(MrRuntime *rt, TupleTableSlot *slot)
 void
 mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 {
+	slot_getallattrs(slot);		/* once, for the partition check and the window */
 	if (rt->in_partition && !same_partition(rt, slot))
 	{
 		rt->partition_ended = true;
@@ -1535,6 +1549,15 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 		rt->cacheable[i] = q->within == NULL &&
 			(lw == NULL || (!lw->path_dependent && !lw->start_dependent));
 		rt->fast_define[i] = make_fast_cond(lw);
+	}
+	for (i = 0; i < q->clause->nvars; i++)
+	{
+		FastCond   *fc = rt->fast_define[i];
+
+		if (fc)
+			fc->no_alloc = fc->cmp != FAST_FMGR &&
+				rt->slot_current_column[fc->slot[0]] &&
+				rt->slot_current_column[fc->slot[1]];
 	}
 	rt->aggstates = palloc0(sizeof(MrAggState *) * Max(q->nslots, 1));
 	rt->out_values = palloc0(sizeof(Datum) * Max(q->noutcols, 1));
