@@ -25,7 +25,7 @@ BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF'
       || CASE WHEN show_verbose THEN ', VERBOSE' ELSE '' END || ') ' || query LOOP
     RETURN NEXT regexp_replace(line,
-      '^(\s*(Matcher Steps|Define Evaluations|Merged Threads|Peak Threads): )\d+$', '\1N');
+      '^(\s*(Matcher Steps|Memo Hits|Define Evaluations|Merged Threads|Peak Threads): )\d+$', '\1N');
   END LOOP;
 END $f$;
 

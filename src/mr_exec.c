@@ -1662,4 +1662,5 @@ mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats)
 	stats->define_calls = ms->define_calls;
 	stats->merged = ms->merged;
 	stats->peak_threads = ms->peak_threads;
+	stats->memo_hits = ms->memo_hits;
 }

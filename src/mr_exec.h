@@ -45,6 +45,7 @@ typedef struct MrRuntimeStats
 	uint64		merged;
 	int64		peak_threads;
 	int64		skip_degraded;	/* invalid AFTER MATCH SKIP targets degraded */
+	uint64		memo_hits;		/* matcher closures replayed, not walked */
 } MrRuntimeStats;
 
 /*

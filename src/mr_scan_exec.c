@@ -234,6 +234,7 @@ mr_scan_stop_runtime(MrScanState *st)
 	st->done_stats.define_calls += s.define_calls;
 	st->done_stats.merged += s.merged;
 	st->done_stats.peak_threads = Max(st->done_stats.peak_threads, s.peak_threads);
+	st->done_stats.memo_hits += s.memo_hits;
 	old = MemoryContextSwitchTo(st->rtcxt);
 	mr_runtime_destroy(st->rt);
 	MemoryContextSwitchTo(old);
@@ -376,6 +377,7 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Max Rows Retained", NULL,
 							   Max(s.max_rows_retained, d->max_rows_retained), es);
 		ExplainPropertyInteger("Matcher Steps", NULL, (int64) (s.steps + d->steps), es);
+		ExplainPropertyInteger("Memo Hits", NULL, (int64) (s.memo_hits + d->memo_hits), es);
 		ExplainPropertyInteger("Define Evaluations", NULL,
 							   (int64) (s.define_calls + d->define_calls), es);
 		ExplainPropertyInteger("Merged Threads", NULL, (int64) (s.merged + d->merged), es);

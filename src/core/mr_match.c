@@ -542,6 +542,7 @@ closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len
 			m->cgen = 1;
 		}
 		m->stats.steps += cm->steps;
+		m->stats.memo_hits++;
 		for (k = 0; k < cm->nitems; k++)
 		{
 			int32_t		pc = cm->items[k];

@@ -105,6 +105,7 @@ typedef struct MrMatcherStats
 	uint64_t	define_calls;
 	uint64_t	merged;			/* threads dropped as duplicates */
 	int64_t		peak_threads;
+	uint64_t	memo_hits;		/* closures replayed from their recording */
 } MrMatcherStats;
 
 typedef struct MrMatcher MrMatcher;
