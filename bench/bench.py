@@ -366,7 +366,7 @@ def main():
     line("3. A+ B+ over 5000 rows (ms)", pres[("A+ B+", 5000)], "< 50", "%.1f")
     line("4. peak RssAnon %s / %s rows (%d kB / %d kB)" % (fmt_rows(big), fmt_rows(small),
                                                          mem[big], mem[small]),
-         mem[big] / mem[small], "~ 1")
+         mem[big] / mem[small] if mem[small] else None, "~ 1")
     for n in sizes:
         line("5. LIMIT 1, %s rows, index (ms)" % fmt_rows(n), res[("limit1", "index", n)],
              "ms", "%.1f")
