@@ -10,7 +10,8 @@
 #   regress      make installcheck (sql/ + expected/)
 #   stream       make installcheck-stream (sql_tests/), when it has tests
 #   conformance  test/conformance/run_conformance.py on ../shared/conformance
-#   robustness   test/robustness/random_queries.py: random queries, no crash
+#   robustness   test/robustness/: random queries never crash, and the custom
+#                scan returns what the function returns
 #   bench        bench/smoke.sh, when it exists
 #   tap          make tapcheck (t/*.pl) as the non-root user mrtest
 #
@@ -79,7 +80,8 @@ in_cluster()
 	fi
 
 	mr_log "robustness: test/robustness/random_queries.py"
-	if python3 test/robustness/random_queries.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}"; then
+	if python3 test/robustness/random_queries.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}" &&
+		python3 test/robustness/scan_vs_function.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}"; then
 		record robustness passed
 	else
 		record robustness failed
