@@ -88,6 +88,9 @@ SELECT match_recognize_create_stream('s2',
   $$SELECT * FROM (SELECT * FROM pay) p MATCH_RECOGNIZE (PARTITION BY acct ORDER BY ts MEASURES count(*) AS n PATTERN (a+) DEFINE a AS true)$$,
   interval '1 s');
 SELECT match_recognize_create_stream('s2',
+  $$SELECT * FROM pay MATCH_RECOGNIZE (PARTITION BY acct ORDER BY ts MEASURES count(*) AS n PATTERN (a+) DEFINE a AS ts > (SELECT now()))$$,
+  interval '1 s');
+SELECT match_recognize_create_stream('s2',
   $$SELECT * FROM pay MATCH_RECOGNIZE (PARTITION BY acct ORDER BY ts DESC MEASURES count(*) AS n PATTERN (a+) DEFINE a AS true)$$,
   interval '1 s');
 SELECT match_recognize_create_stream('s2',

@@ -198,7 +198,9 @@ mr_stream_compile(const char *sql, Oid *source)
 	if (has_subquery)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("subqueries in DEFINE or MEASURES are not supported in streams")));
+				 errmsg("subqueries in DEFINE or MEASURES are not supported in streams"),
+				 errdetail("A subquery would read other tables as they are when each batch runs, so the stream could neither replay exactly nor equal the batch query."),
+				 errhint("Join the needed values into the source table, or use constants.")));
 	return q;
 }
 
