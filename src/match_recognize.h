@@ -6,8 +6,13 @@
 #ifndef MATCH_RECOGNIZE_H
 #define MATCH_RECOGNIZE_H
 
+#include "postgres_ext.h"
+
 /* GUCs (match_recognize.c) */
 extern int	mr_max_pattern_states;
 extern int	mr_max_threads;
+
+/* match_recognize.c */
+extern Oid	mr_extension_schema(Oid ext);
 
 #endif							/* MATCH_RECOGNIZE_H */

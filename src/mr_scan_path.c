@@ -50,6 +50,7 @@
 #include "fmgr.h"
 
 #include "mr_bind.h"
+#include "match_recognize.h"
 #include "mr_scan.h"
 
 bool		mr_enable_custom_scan = true;
@@ -64,27 +65,6 @@ static void
 mr_fn_oid_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 {
 	mr_fn_oid_known = false;
-}
-
-/* the schema of an extension (extension.c's get_extension_schema is static in 15) */
-static Oid
-mr_extension_schema(Oid ext)
-{
-	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			nsp = InvalidOid;
-
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(ext));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
-		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return nsp;
 }
 
 /* OID of our match_recognize(text), or InvalidOid without the extension */

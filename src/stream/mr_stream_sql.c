@@ -52,33 +52,13 @@
 #include "mr_bind.h"
 #include "mr_exec.h"
 #include "mr_rewrite.h"
+#include "match_recognize.h"
 #include "mr_stream.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
 
 /* ---------- shared helpers ---------- */
-
-/* the schema of an extension (not exported by PostgreSQL 15) */
-static Oid
-extension_schema(Oid ext)
-{
-	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyData key;
-	SysScanDesc scan;
-	HeapTuple	tup;
-	Oid			result = InvalidOid;
-
-	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(ext));
-	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
-		result = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
-	systable_endscan(scan);
-	table_close(rel, AccessShareLock);
-	return result;
-}
 
 Oid
 mr_stream_catalog_oid(bool missing_ok)
@@ -87,7 +67,7 @@ mr_stream_catalog_oid(bool missing_ok)
 	Oid			rel = InvalidOid;
 
 	if (OidIsValid(ext))
-		rel = get_relname_relid(MR_STREAM_CATALOG, extension_schema(ext));
+		rel = get_relname_relid(MR_STREAM_CATALOG, mr_extension_schema(ext));
 	if (!OidIsValid(rel) && !missing_ok)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
