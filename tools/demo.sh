@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tools/demo.sh -- install, build, and show MATCH_RECOGNIZE on a throwaway
 # cluster: 20 000 one-minute prices for 20 symbols, then V-shaped dips found
-# the three ways the extension offers (statement rewrite, view, function).
+# the three ways the extension offers (statement rewrite, view, function),
+# the plan node, and a fraud-alert stream over rows as they are committed.
 #
 # Run as root on Debian 12 (or as a user with sudo).  Leaves nothing
 # running: the cluster lives in a temporary directory and is dropped at exit.
@@ -112,4 +113,54 @@ GROUP BY m.symbol
 ORDER BY m.symbol;
 
 SELECT count(*) AS v_shapes_in_view FROM v_shapes;
+
+\echo
+\echo '=== 4. the plan: a MatchRecognize node over the ordered input (here an index scan)'
+
+EXPLAIN (COSTS OFF)
+SELECT * FROM v_shapes WHERE symbol = 'AAPL';
+
+\echo
+\echo '=== 5. streaming: the same engine over rows as they are committed'
+\echo '    (a login, three failures, anything, a withdrawal, within five minutes)'
+
+-- servers that restrict output plugins must allow ours (in this database)
+DO $$
+BEGIN
+	IF current_setting('output_plugin_libraries', true) IS NOT NULL
+	   AND current_setting('output_plugin_libraries') !~ 'match_recognize' THEN
+		EXECUTE format('ALTER DATABASE %I SET output_plugin_libraries = %s, %L', current_database(),
+					   (SELECT string_agg(quote_literal(trim(p)), ', ')
+						FROM unnest(string_to_array(current_setting('output_plugin_libraries'), ',')) p),
+					   'match_recognize');
+	END IF;
+END $$;
+\c
+
+CREATE TABLE payments (account text, ts timestamptz, kind text, amount numeric);
+INSERT INTO payments VALUES
+  ('acct-1', '2024-05-01 10:00:00+00', 'login', NULL),
+  ('acct-1', '2024-05-01 10:00:20+00', 'fail', NULL);
+
+SELECT match_recognize_create_stream(
+  name     => 'fraud_alerts',
+  query    => $$ SELECT * FROM payments MATCH_RECOGNIZE (
+                   PARTITION BY account ORDER BY ts
+                   MEASURES FIRST(login.ts) AS login_ts, LAST(w.amount) AS amount
+                   PATTERN (login f{3} x*? w) WITHIN INTERVAL '5 minutes'
+                   DEFINE login AS kind = 'login', f AS kind = 'fail', w AS kind = 'withdraw') $$,
+  lateness => interval '10 seconds');
+
+-- commits arrive out of event-time order; the worker orders them under the watermark
+INSERT INTO payments VALUES ('acct-1', '2024-05-01 10:01:00+00', 'fail', NULL);
+INSERT INTO payments VALUES ('acct-1', '2024-05-01 10:00:40+00', 'fail', NULL),
+                            ('acct-2', '2024-05-01 10:00:00+00', 'login', NULL);
+INSERT INTO payments VALUES ('acct-1', '2024-05-01 10:02:00+00', 'withdraw', 950.00),
+                            ('acct-2', '2024-05-01 10:05:00+00', 'browse', NULL);
+
+SELECT match_recognize_wait_stream('fraud_alerts');
+SELECT account, login_ts, amount FROM fraud_alerts;
+SELECT name, state, rows_in, late_rows, matches_out, rows_retained, watermark
+FROM match_recognize_streams;
+SELECT match_recognize_drop_stream('fraud_alerts');
 SQL
