@@ -115,7 +115,7 @@ ORDER BY m.symbol;
 SELECT count(*) AS v_shapes_in_view FROM v_shapes;
 
 \echo
-\echo '=== 4. the plan: a MatchRecognize node over the ordered input (here an index scan)'
+\echo '=== 4. the plan: a MatchRecognize node over its ordered input (the WHERE on the partition column is pushed into the input)'
 
 EXPLAIN (COSTS OFF)
 SELECT * FROM v_shapes WHERE symbol = 'AAPL';
