@@ -43,6 +43,41 @@ define_letters(void *arg, int var, int64_t row, const MrPath *path)
 	return row_matches(var, (int) row);
 }
 
+/*
+ * A path-dependent condition for the differential test: besides its letter,
+ * B needs an odd number of rows mapped to A earlier in the match (the
+ * running label assignment), and C needs the match to have started on an
+ * even row.  Threads can then not be merged.
+ */
+static bool
+path_rule(int var, int start, int a_count)
+{
+	const char *name = g_clause->vars[var].norm;
+
+	if (strcmp(name, "B") == 0)
+		return a_count % 2 == 1;
+	if (strcmp(name, "C") == 0)
+		return start % 2 == 0;
+	return true;
+}
+
+static bool
+define_path(void *arg, int var, int64_t row, const MrPath *path)
+{
+	const MrHist *h;
+	int			a_count = 0;
+
+	(void) arg;
+	if (!row_matches(var, (int) row))
+		return false;
+	for (h = path->last; h; h = h->prev)
+		if (strcmp(g_clause->vars[h->var].norm, "A") == 0)
+			a_count++;
+	return path_rule(var, (int) path->start, a_count);
+}
+
+static bool g_path_mode = false;
+
 /* ---------- the matcher under test: all matches, SKIP PAST LAST ROW ---------- */
 
 static void
@@ -69,7 +104,7 @@ run_matcher(const MrClause *c, const char *input, MrDedup dedup, char *out, size
 	}
 	opts.dedup = dedup;
 	opts.max_threads = 0;
-	opts.define = define_letters;
+	opts.define = g_path_mode ? define_path : define_letters;
 	opts.define_arg = NULL;
 	m = mr_matcher_create(prog, &opts);
 	mr_matcher_reset(m, 0);
@@ -116,8 +151,22 @@ static int	ref_labels[64];
 static bool ref_excl[64];
 static int	ref_end;
 static long ref_steps;
+static int	ref_start;
 
 static bool ref(int pos, const Frame *fr);
+
+/* rows mapped to A on the current path, before row pos */
+static int
+ref_count_a(int pos)
+{
+	int			i,
+				n = 0;
+
+	for (i = ref_start; i < pos; i++)
+		if (strcmp(g_clause->vars[ref_labels[i]].norm, "A") == 0)
+			n++;
+	return n;
+}
 
 static bool
 ref_seq(int pos, MrPattern *const *nodes, const int *order, int n, bool excl, const Frame *next)
@@ -213,7 +262,8 @@ ref(int pos, const Frame *fr)
 	switch (p->kind)
 	{
 		case MR_PAT_VAR:
-			if (pos < g_len && row_matches(p->var, pos))
+			if (pos < g_len && row_matches(p->var, pos) &&
+				(!g_path_mode || path_rule(p->var, ref_start, ref_count_a(pos))))
 			{
 				ref_labels[pos] = p->var;
 				ref_excl[pos] = fr->excluded;
@@ -290,6 +340,7 @@ run_reference(const MrClause *c, const char *input, char *out, size_t outlen)
 
 		for (s = start; s < g_len; s++)
 		{
+			ref_start = s;
 			if (ref(s, &root))
 			{
 				int			i;
@@ -595,6 +646,50 @@ test_differential(void)
 	MR_CHECK_INT(failures, 0);
 }
 
+/* the same with path-dependent conditions: only exact merging is allowed */
+static void
+test_differential_path_dependent(void)
+{
+	int			iter;
+	int			failures = 0;
+
+	g_path_mode = true;
+	for (iter = 0; iter < mr_iterations; iter++)
+	{
+		char		pat[256] = "";
+		char		input[16];
+		int			n = 1 + rnd(9),
+					i;
+		char		b[4096],
+					r[4096];
+		MrClause   *c;
+
+		gen_pattern(pat, sizeof(pat), 0);
+		for (i = 0; i < n; i++)
+			input[i] = "abcx"[rnd(4)];
+		input[n] = '\0';
+		c = parse_pattern(pat);
+		if (!c)
+		{
+			mr_standalone_free_all();
+			continue;
+		}
+		run_reference(c, input, r, sizeof(r));
+		if (strcmp(r, "reference gave up") == 0)
+		{
+			mr_standalone_free_all();
+			continue;
+		}
+		run_matcher(c, input, MR_DEDUP_NONE, b, sizeof(b));
+		if (strcmp(b, r) != 0 && failures++ < 10)
+			fprintf(stderr, "path-dependent (%s) over \"%s\": reference %s, matcher %s\n",
+					pat, input, r, b);
+		mr_standalone_free_all();
+	}
+	g_path_mode = false;
+	MR_CHECK_INT(failures, 0);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -610,5 +705,6 @@ main(int argc, char **argv)
 	MR_RUN(test_thread_budget);
 	MR_RUN(test_compile_limits);
 	MR_RUN(test_differential);
+	MR_RUN(test_differential_path_dependent);
 	return MR_TEST_SUMMARY();
 }
