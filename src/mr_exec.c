@@ -66,15 +66,22 @@ typedef struct MrRow
  * the previous state every new thread descends from, so the labels of a
  * decided match are read back from its last row to its first.
  */
+#define DFA_MAX_VARS 6			/* masks index a table of 1 << nvars */
+#define DFA_MAX_VAR_PCS 6		/* bounds the states: ordered subsets of VAR pcs */
+#define DFA_STARTS 8			/* thread starts kept, >= DFA_MAX_VAR_PCS + 1 */
+#define DFA_NEW (DFA_STARTS - 1)	/* the slot holding the current row */
+#define DFA_HASH_SIZE 1024
+
 typedef struct DfaState
 {
 	int32		n;				/* threads, in preference order */
 	int32	   *pcs;			/* [n] */
 	bool		has_best;		/* a match is pending (no new starts) */
+	bool		decided;		/* no thread left and a match pending */
 	int32		ext_n;			/* extended list (mr_match.h); -1 until known */
 	int32	   *ext_pcs;
 	struct DfaState *hnext;		/* hash chain */
-	struct DfaTrans **trans;	/* [1 << nvars], built lazily */
+	struct DfaTrans *trans[FLEXIBLE_ARRAY_MEMBER];	/* [1 << nvars], built lazily */
 } DfaState;
 
 typedef struct DfaTrans
@@ -88,11 +95,19 @@ typedef struct DfaTrans
 	int32		accept_var;		/* the label the accepting thread gave this row */
 	bool		accept_excl;
 	bool		empty_accept;	/* the new start accepted the empty match */
+
+	/*
+	 * The same for the per-row loop, without branches on the data: thread
+	 * j of `to` starts where thread map[j] of `from` started, DFA_NEW being
+	 * the row itself (a new start); entries past to->n are DFA_NEW too.
+	 * accept_map is where the accepting thread started (DFA_NEW if none).
+	 */
+	uint8		map[DFA_STARTS];
+	uint8		accept_map;
+	uint8		to_n;			/* to->n */
+	bool		accepts;		/* accept_src >= 0 */
 } DfaTrans;
 
-#define DFA_MAX_VARS 6			/* masks index a table of 1 << nvars */
-#define DFA_MAX_VAR_PCS 6		/* bounds the states: ordered subsets of VAR pcs */
-#define DFA_HASH_SIZE 1024
 
 struct MrRuntime
 {
@@ -124,6 +139,9 @@ struct MrRuntime
 	bool	   *col_byval;
 	int16	   *col_len;
 	bool		has_aggs;		/* any AGG slot */
+	int		   *needed;			/* [nneeded] the columns col_needed marks */
+	int			nneeded;
+	bool		needed_byval;	/* all of them by value */
 	int64		cap;
 	int64		head;
 	int64		buf_first;
@@ -144,6 +162,16 @@ struct MrRuntime
 	bool	   *slot_current_column;
 	/* per measure: the expression is just its one slot's value */
 	bool	   *measure_is_slot;
+	/*
+	 * per measure: -1 when it is the value of a plain column at LAST(v, 0)
+	 * (+ PREV/NEXT) of one variable v (>= 0) or of the universal set
+	 * (MR_MEASURE_UNIVERSAL); ONE ROW PER MATCH then reads it through
+	 * last_row_of, filled by one backward walk of the match
+	 */
+	int		   *measure_last_var;
+	int64	   *last_row_of;	/* [nvars] last row of each variable, or -1 */
+	bool		any_measure_last;
+	bool		last_rows_known;
 
 	/* partition key comparison without fmgr, when bitwise equality is equality */
 	bool	   *part_bitwise;
@@ -169,7 +197,7 @@ struct MrRuntime
 	int64		dfa_nstates;
 	DfaState   *dfa_cur;
 	DfaState   *dfa_initial;	/* no thread, no pending match */
-	int64	   *dfa_starts;		/* [DFA_MAX_VAR_PCS + 1] start of each thread */
+	int64	   *dfa_starts;		/* [DFA_STARTS] start of each thread */
 	int64	   *dfa_nstarts;
 	int64		dfa_pos;		/* next row to feed */
 	bool		dfa_finished;
@@ -189,6 +217,10 @@ struct MrRuntime
 	int			dfa_nconds;
 	uint32		dfa_true_mask;	/* variables without DEFINE */
 	bool		dfa_mask_on_append; /* no DEFINE reads NEXT */
+	bool		dfa_simple;		/* ... and none reads before PREV(x, 1) */
+	Datum	   *dfa_prev_values;	/* dfa_simple: the previous row's columns */
+	bool	   *dfa_prev_nulls;
+	bool		dfa_prev_ok;	/* there is a previous row in the partition */
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 
 	MrRuntimeStats stats;
@@ -237,6 +269,9 @@ typedef struct DfaCond
 	uint32		truth;			/* bit c + 1: holds when a compares c (-1, 0, 1) to b */
 } DfaCond;
 
+#define MR_MEASURE_NOT_LAST (-2)
+#define MR_MEASURE_UNIVERSAL (-1)
+
 /* a match being evaluated (MEASURES) */
 typedef struct MatchView
 {
@@ -247,6 +282,7 @@ typedef struct MatchView
 
 static void drive(MrRuntime *rt);
 static inline uint32 dfa_mask(MrRuntime *rt, int64 pos, MrRow *row);
+static inline uint32 dfa_mask_simple(MrRuntime *rt, const MrRow *row);
 static Datum eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
 						  ParamListInfo params, bool *isnull);
 
@@ -295,23 +331,43 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * natts);
 		row->values = (Datum *) (row + 1);
 		row->nulls = (bool *) (row->values + natts);
+		/* columns nothing reads stay NULL for the row's lifetime */
+		for (i = 0; i < natts; i++)
+		{
+			row->values[i] = (Datum) 0;
+			row->nulls[i] = true;
+		}
 	}
 	row->byref = NULL;
 	row->trans = NULL;
 	row->mask = 0;
 	slot_getallattrs(slot);
-	for (i = 0; i < natts; i++)
+	if (rt->needed_byval)
 	{
-		if (!rt->col_needed[i] || slot->tts_isnull[i])
+		/* the common case: copy the by-value columns read, nothing else */
+		for (i = 0; i < rt->nneeded; i++)
 		{
-			row->values[i] = (Datum) 0;
-			row->nulls[i] = true;
-			continue;
+			int			c = rt->needed[i];
+
+			row->nulls[c] = slot->tts_isnull[c];
+			row->values[c] = slot->tts_isnull[c] ? (Datum) 0 : slot->tts_values[c];
 		}
-		row->nulls[i] = false;
-		row->values[i] = slot->tts_values[i];
-		if (!rt->col_byval[i])
-			byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
+	}
+	else
+	{
+		for (i = 0; i < natts; i++)
+		{
+			if (!rt->col_needed[i] || slot->tts_isnull[i])
+			{
+				row->values[i] = (Datum) 0;
+				row->nulls[i] = true;
+				continue;
+			}
+			row->nulls[i] = false;
+			row->values[i] = slot->tts_values[i];
+			if (!rt->col_byval[i])
+				byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
+		}
 	}
 	if (byref_size > 0)
 	{
@@ -330,7 +386,12 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 	}
 	rt->ring[(rt->head + count) & (rt->cap - 1)] = row;
 	rt->nrows++;
-	if (rt->dfa_mask_on_append)
+	if (rt->dfa_simple)
+	{
+		row->mask = dfa_mask_simple(rt, row) | DFA_MASK_KNOWN;
+		rt->dfa_define_calls += rt->dfa_ndefines;
+	}
+	else if (rt->dfa_mask_on_append)
 	{
 		/* the DEFINEs read this row and earlier ones only: while they are hot */
 		row->mask = dfa_mask(rt, rt->nrows - 1, row) | DFA_MASK_KNOWN;
@@ -988,6 +1049,30 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 	{
 		MrLowered  *lw = q->measures[i];
 
+		if (rt->last_rows_known && rt->measure_last_var[i] != MR_MEASURE_NOT_LAST)
+		{
+			MrSlot	   *slot = &q->slots[lw->slots[0]];
+			const MrMatch *m = mv->m;
+			int			v = rt->measure_last_var[i];
+			int64		r = v == MR_MEASURE_UNIVERSAL ?
+				(m->end > m->start ? m->end - 1 : -1) : rt->last_row_of[v];
+
+			if (r >= 0)
+				r += slot->physical_offset;
+			if (r >= 0 && row_known(rt, r))
+			{
+				MrRow	   *row = row_at(rt, r);
+
+				rt->measure_values[i] = row->values[slot->row.column];
+				rt->measure_nulls[i] = row->nulls[slot->row.column];
+			}
+			else
+			{
+				rt->measure_values[i] = (Datum) 0;
+				rt->measure_nulls[i] = true;
+			}
+			continue;
+		}
 		if (rt->measure_is_slot[i])
 		{
 			rt->measure_values[i] = (Datum) 0;
@@ -1135,7 +1220,28 @@ emit_match(MrRuntime *rt, MrMatch *m)
 			}
 		mv.current = m->end - 1;
 		mv.vend = m->end;
+		if (rt->any_measure_last)
+		{
+			/* one walk back over the match serves every LAST(v.col) */
+			int			nvars = rt->q->clause->nvars,
+						left = nvars;
+
+			for (r = 0; r < nvars; r++)
+				rt->last_row_of[r] = -1;
+			for (r = m->end - 1; r >= m->start && left > 0; r--)
+			{
+				int			v = m->vars[r - m->start];
+
+				if (v >= 0 && rt->last_row_of[v] < 0)
+				{
+					rt->last_row_of[v] = r;
+					left--;
+				}
+			}
+			rt->last_rows_known = true;
+		}
 		eval_measures(rt, &mv);
+		rt->last_rows_known = false;
 		emit_row(rt, -1, true, m);
 	}
 	else if (m->end == m->start)
@@ -1191,13 +1297,24 @@ skip_position(MrRuntime *rt, MrMatch *m)
 		case MR_SKIP_TO_LAST:
 			break;
 	}
-	for (r = m->start; r < m->end; r++)
-		if (rt->skip_member[m->vars[r - m->start]])
-		{
-			found = r;
-			if (c->skip == MR_SKIP_TO_FIRST)
+	if (c->skip == MR_SKIP_TO_FIRST)
+	{
+		for (r = m->start; r < m->end; r++)
+			if (rt->skip_member[m->vars[r - m->start]])
+			{
+				found = r;
 				break;
-		}
+			}
+	}
+	else
+	{
+		for (r = m->end - 1; r >= m->start; r--)
+			if (rt->skip_member[m->vars[r - m->start]])
+			{
+				found = r;
+				break;
+			}
+	}
 	if (rt->degrade_skip && (found < 0 || found == m->start))
 	{
 		rt->stats.skip_degraded++;
@@ -1354,14 +1471,14 @@ dfa_state(MrRuntime *rt, const int32 *pcs, int32 n, bool has_best)
 		if (st->n == n && st->has_best == has_best &&
 			memcmp(st->pcs, pcs, sizeof(int32) * n) == 0)
 			return st;
-	st = MemoryContextAllocZero(rt->cxt, sizeof(DfaState));
+	st = MemoryContextAllocZero(rt->cxt, offsetof(DfaState, trans) +
+								sizeof(DfaTrans *) * ((Size) 1 << rt->q->clause->nvars));
 	st->n = n;
 	st->pcs = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(n, 1));
 	memcpy(st->pcs, pcs, sizeof(int32) * n);
 	st->has_best = has_best;
+	st->decided = n == 0 && has_best;
 	st->ext_n = -1;
-	st->trans = MemoryContextAllocZero(rt->cxt,
-									   sizeof(DfaTrans *) * ((Size) 1 << rt->q->clause->nvars));
 	st->hnext = rt->dfa_hash[h];
 	rt->dfa_hash[h] = st;
 	rt->dfa_nstates++;
@@ -1409,6 +1526,11 @@ dfa_build(MrRuntime *rt, DfaState *from, uint32 mask)
 	t->accept_var = ss.accept_src >= 0 ? insts[ss.ext_pcs[ss.accept_src]].var : -1;
 	t->accept_excl = ss.accept_src >= 0 ? insts[ss.ext_pcs[ss.accept_src]].excluded : false;
 	t->empty_accept = ss.empty_accept;
+	for (k = 0; k < DFA_STARTS; k++)
+		t->map[k] = (k < ss.next_n && ss.next_src[k] < from->n) ? ss.next_src[k] : DFA_NEW;
+	t->accepts = ss.accept_src >= 0;
+	t->to_n = ss.next_n;
+	t->accept_map = (t->accepts && ss.accept_src < from->n) ? ss.accept_src : DFA_NEW;
 	t->to = dfa_state(rt, ss.next_pcs, ss.next_n,
 					  from->has_best || ss.empty_accept || ss.accept_src >= 0);
 	if (t->to->n > rt->dfa_peak)
@@ -1490,6 +1612,65 @@ dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
 	return mask;
 }
 
+/*
+ * dfa_mask() for a row being appended when every DEFINE operand is the row
+ * itself or PREV(x, 1): the previous row's columns are kept at hand, so
+ * the masks cost a few loads and compares.  Row 0 of a partition has no
+ * previous row: a condition reading it is false, as in dfa_mask().
+ */
+static inline uint32
+dfa_mask_simple(MrRuntime *rt, const MrRow *row)
+{
+	uint32		mask = rt->dfa_true_mask;
+	const Datum *pv = rt->dfa_prev_values;
+	const bool *pn = rt->dfa_prev_nulls;
+	bool		pok = rt->dfa_prev_ok;
+	int			k;
+
+	for (k = 0; k < rt->dfa_nconds; k++)
+	{
+		const DfaCond *dc = &rt->dfa_conds[k];
+		int			c0 = dc->col[0],
+					c1 = dc->col[1];
+		Datum		a,
+					b;
+		bool		an,
+					bn;
+
+		if (dc->off[0] == 0)
+		{
+			a = row->values[c0];
+			an = row->nulls[c0];
+		}
+		else
+		{
+			a = pv[c0];
+			an = !pok || pn[c0];
+		}
+		if (dc->off[1] == 0)
+		{
+			b = row->values[c1];
+			bn = row->nulls[c1];
+		}
+		else
+		{
+			b = pv[c1];
+			bn = !pok || pn[c1];
+		}
+		if (!(an | bn))
+			mask |= dfa_test(dc, a, b) << dc->var;
+	}
+	for (k = 0; k < rt->nneeded; k++)
+	{
+		int			c = rt->needed[k];
+
+		rt->dfa_prev_values[c] = row->values[c];
+		rt->dfa_prev_nulls[c] = row->nulls[c];
+	}
+	rt->dfa_prev_ok = true;
+	return mask;
+}
+
 static void
 dfa_reset(MrRuntime *rt, int64 pos)
 {
@@ -1502,7 +1683,7 @@ dfa_reset(MrRuntime *rt, int64 pos)
  * Feed rows from dfa_pos up to (not including) `limit`, stopping early at a
  * decided match; as drive()'s feeding branch row by row.
  */
-static void
+static pg_attribute_always_inline void
 dfa_run(MrRuntime *rt, int64 limit)
 {
 	MrQuery    *q = rt->q;
@@ -1517,8 +1698,7 @@ dfa_run(MrRuntime *rt, int64 limit)
 		DfaTrans   *t;
 		int64	   *starts = rt->dfa_starts,
 				   *nstarts = rt->dfa_nstarts;
-		int32		n = cur->n,
-					j;
+		int			j;
 		int64		earliest,
 					keep;
 
@@ -1536,15 +1716,12 @@ dfa_run(MrRuntime *rt, int64 limit)
 			t = dfa_build(rt, cur, mask);
 		row->trans = t;
 		cur = t->to;
-		for (j = 0; j < cur->n; j++)
+		starts[DFA_NEW] = pos;	/* a new start begins at this row */
+		for (j = 0; j < t->to_n; j++)
+			nstarts[j] = starts[t->map[j]];
+		if (t->accepts)
 		{
-			int32		src = t->src[j];
-
-			nstarts[j] = src < n ? starts[src] : pos;
-		}
-		if (t->accept_src >= 0)
-		{
-			rt->dfa_best_start = t->accept_src < n ? starts[t->accept_src] : pos;
+			rt->dfa_best_start = starts[t->accept_map];
 			rt->dfa_best_end = pos + 1;
 			rt->dfa_best_row = pos;
 			rt->dfa_best_src = t->accept_src;
@@ -1566,7 +1743,7 @@ dfa_run(MrRuntime *rt, int64 limit)
 			earliest = rt->dfa_best_start;
 		else
 			earliest = pos;
-		if (!(cur->n == 0 && cur->has_best))
+		if (!cur->decided)
 		{
 			if (unlikely(unmatched_rows))
 			{
@@ -1580,8 +1757,8 @@ dfa_run(MrRuntime *rt, int64 limit)
 		keep = Min(rt->unmatched_from, earliest) - q->max_prev;
 		if (keep > rt->buf_first)
 			window_trim(rt, keep);
-		if (cur->n == 0 && cur->has_best)
-			break;				/* decided */
+		if (cur->decided)
+			break;
 	}
 	rt->dfa_cur = cur;
 	rt->dfa_pos = pos;
@@ -1744,6 +1921,7 @@ start_partition(MrRuntime *rt, TupleTableSlot *slot)
 	MemoryContextSwitchTo(old);
 	if (rt->dfa)
 		dfa_reset(rt, 0);
+	rt->dfa_prev_ok = false;
 	rt->in_partition = true;
 	rt->partition_ended = false;
 	rt->match_number = 0;
@@ -1795,6 +1973,15 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 		start_partition(rt, slot);
 	rt->stats.rows_in++;
 	window_append(rt, slot);
+	if (rt->dfa && rt->dfa_mask_on_append && !rt->q->define_has_next &&
+		rt->dfa_pos == rt->nrows - 1 &&
+		!(rt->dfa_cur->n == 0 && (rt->dfa_cur->has_best || rt->dfa_finished)))
+	{
+		/* the usual row: one step, and nothing else to do unless decided */
+		dfa_run(rt, rt->nrows);
+		if (!(rt->dfa_cur->n == 0 && rt->dfa_cur->has_best))
+			return;
+	}
 	drive(rt);
 }
 
@@ -2010,6 +2197,15 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 		rt->col_len[i] = TupleDescAttr(q->input_desc, i)->attlen;
 	}
 	compute_needed_columns(rt);
+	rt->needed = palloc(sizeof(int) * Max(q->natts, 1));
+	rt->needed_byval = true;
+	for (i = 0; i < q->natts; i++)
+		if (rt->col_needed[i])
+		{
+			rt->needed[rt->nneeded++] = i;
+			if (!rt->col_byval[i])
+				rt->needed_byval = false;
+		}
 	rt->slot_current_column = palloc0(sizeof(bool) * Max(q->nslots, 1));
 	for (i = 0; i < q->nslots; i++)
 	{
@@ -2029,6 +2225,35 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 			((Param *) lw->expr)->paramkind == PARAM_EXTERN &&
 			((Param *) lw->expr)->paramid == 1 &&
 			((Param *) lw->expr)->paramtype == q->slots[lw->slots[0]].type;
+	}
+	rt->measure_last_var = palloc(sizeof(int) * Max(q->clause->nmeasures, 1));
+	rt->last_row_of = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
+	for (i = 0; i < q->clause->nmeasures; i++)
+	{
+		MrSlot	   *slot = rt->measure_is_slot[i] ? &q->slots[q->measures[i]->slots[0]] : NULL;
+		int			v,
+					nmembers = 0,
+					member = -1;
+
+		rt->measure_last_var[i] = MR_MEASURE_NOT_LAST;
+		if (slot == NULL || slot->kind != MR_SLOT_NAV || slot->logical_first ||
+			slot->logical_offset != 0 || slot->row.column < 0 || slot->row.uses_classifier)
+			continue;
+		if (slot->set.universal)
+			rt->measure_last_var[i] = MR_MEASURE_UNIVERSAL;
+		else
+		{
+			for (v = 0; v < q->clause->nvars; v++)
+				if (slot->set.member[v])
+				{
+					nmembers++;
+					member = v;
+				}
+			if (nmembers == 1)
+				rt->measure_last_var[i] = member;
+		}
+		if (rt->measure_last_var[i] != MR_MEASURE_NOT_LAST)
+			rt->any_measure_last = true;
 	}
 	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
 	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
@@ -2102,8 +2327,9 @@ mr_runtime_use_dfa(MrRuntime *rt)
 	opts.define = NULL;
 	rt->dfa_builder = mr_matcher_create(rt->q->program, &opts);
 	rt->dfa_hash = palloc0(sizeof(DfaState *) * DFA_HASH_SIZE);
-	rt->dfa_starts = palloc0(sizeof(int64) * (DFA_MAX_VAR_PCS + 1));
-	rt->dfa_nstarts = palloc0(sizeof(int64) * (DFA_MAX_VAR_PCS + 1));
+	StaticAssertStmt(DFA_STARTS >= DFA_MAX_VAR_PCS + 1, "DFA_STARTS too small");
+	rt->dfa_starts = palloc0(sizeof(int64) * DFA_STARTS);
+	rt->dfa_nstarts = palloc0(sizeof(int64) * DFA_STARTS);
 	rt->dfa_var_true = palloc0(sizeof(bool) * Max(rt->q->clause->nvars, 1));
 	MemoryContextSwitchTo(old);
 	rt->dfa_conds = MemoryContextAllocZero(rt->cxt,
@@ -2153,9 +2379,18 @@ mr_runtime_use_dfa(MrRuntime *rt)
 		}
 	}
 	rt->dfa_mask_on_append = true;
+	rt->dfa_simple = true;
 	for (i = 0; i < rt->dfa_nconds; i++)
-		if (rt->dfa_conds[i].off[0] > 0 || rt->dfa_conds[i].off[1] > 0)
+	{
+		DfaCond    *dc = &rt->dfa_conds[i];
+
+		if (dc->off[0] > 0 || dc->off[1] > 0)
 			rt->dfa_mask_on_append = false;
+		if (dc->off[0] < -1 || dc->off[0] > 0 || dc->off[1] < -1 || dc->off[1] > 0)
+			rt->dfa_simple = false;
+	}
+	rt->dfa_prev_values = MemoryContextAllocZero(rt->cxt, sizeof(Datum) * Max(rt->q->natts, 1));
+	rt->dfa_prev_nulls = MemoryContextAllocZero(rt->cxt, sizeof(bool) * Max(rt->q->natts, 1));
 	rt->dfa_initial = dfa_state(rt, NULL, 0, false);
 	rt->dfa = true;
 	dfa_reset(rt, 0);

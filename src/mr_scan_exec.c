@@ -195,14 +195,15 @@ mr_scan_next(ScanState *ss)
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	MrQueuedRow *row;
 
+	if (st->qpos >= st->nqueue)
+		ExecClearTuple(slot);	/* before outcxt, which may hold its values, is reset */
 	while (st->qpos >= st->nqueue)
 	{
 		TupleTableSlot *in;
 		MemoryContext old;
 
 		if (st->input_done)
-			return ExecClearTuple(slot);
-		ExecClearTuple(slot);
+			return slot;
 		if (st->out_used)
 		{
 			MemoryContextReset(st->outcxt);
