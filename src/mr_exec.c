@@ -171,7 +171,8 @@ struct MrRuntime
 	int		   *measure_last_var;
 	int64	   *last_row_of;	/* [nvars] last row of each variable, or -1 */
 	bool		any_measure_last;
-	bool		last_rows_known;
+	bool		last_rows_known;	/* eval_measures may use last_row_of */
+	bool		last_rows_ready;	/* last_row_of is filled for the match being settled */
 
 	/* partition key comparison without fmgr, when bitwise equality is equality */
 	bool	   *part_bitwise;
@@ -1220,7 +1221,9 @@ emit_match(MrRuntime *rt, MrMatch *m)
 			}
 		mv.current = m->end - 1;
 		mv.vend = m->end;
-		if (rt->any_measure_last)
+		if (rt->any_measure_last && rt->last_rows_ready)
+			rt->last_rows_known = true;
+		else if (rt->any_measure_last)
 		{
 			/* one walk back over the match serves every LAST(v.col) */
 			int			nvars = rt->q->clause->nvars,
@@ -1306,6 +1309,14 @@ skip_position(MrRuntime *rt, MrMatch *m)
 				break;
 			}
 	}
+	else if (rt->last_rows_ready)
+	{
+		int			v;
+
+		for (v = 0; v < c->nvars; v++)
+			if (rt->skip_member[v] && rt->last_row_of[v] > found)
+				found = rt->last_row_of[v];
+	}
 	else
 	{
 		for (r = m->end - 1; r >= m->start; r--)
@@ -1367,6 +1378,7 @@ settle_match(MrRuntime *rt, MrMatch *m)
 	if (m->end == m->start && m->start + 1 > rt->covered_upto)
 		rt->covered_upto = m->start + 1;
 	rt->unmatched_from = skip;
+	rt->last_rows_ready = false;
 	return skip;
 }
 
@@ -1717,7 +1729,12 @@ dfa_run(MrRuntime *rt, int64 limit)
 		row->trans = t;
 		cur = t->to;
 		starts[DFA_NEW] = pos;	/* a new start begins at this row */
-		for (j = 0; j < t->to_n; j++)
+		/* the usual few threads without a loop (map[] is padded) */
+		nstarts[0] = starts[t->map[0]];
+		nstarts[1] = starts[t->map[1]];
+		nstarts[2] = starts[t->map[2]];
+		nstarts[3] = starts[t->map[3]];
+		for (j = 4; j < t->to_n; j++)
 			nstarts[j] = starts[t->map[j]];
 		if (t->accepts)
 		{
@@ -1771,6 +1788,7 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
 	int64		n = rt->dfa_best_end - rt->dfa_best_start;
 	int64		p;
 	int32		idx = rt->dfa_best_src;
+	int			v;
 
 	if (n > rt->dfa_out_cap)
 	{
@@ -1785,6 +1803,9 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
 		rt->dfa_excl = MemoryContextAlloc(rt->cxt, sizeof(bool) * ncap);
 		rt->dfa_out_cap = ncap;
 	}
+	/* the last row of every variable comes with the walk (emit_match) */
+	for (v = 0; v < rt->q->clause->nvars; v++)
+		rt->last_row_of[v] = -1;
 	if (n > 0)
 	{
 		DfaTrans   *t = row_at(rt, rt->dfa_best_end - 1)->trans;
@@ -1792,16 +1813,22 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
 
 		rt->dfa_vars[n - 1] = t->accept_var;
 		rt->dfa_excl[n - 1] = t->accept_excl;
+		rt->last_row_of[t->accept_var] = rt->dfa_best_end - 1;
 		for (p = rt->dfa_best_end - 2; p >= start; p--)
 		{
+			int64	   *last;
+
 			/* idx: a thread of the state the step of row p led to */
 			t = row_at(rt, p)->trans;
 			Assert(idx < t->to->n);
 			rt->dfa_vars[p - start] = t->var[idx];
 			rt->dfa_excl[p - start] = t->excl[idx];
+			last = &rt->last_row_of[t->var[idx]];
+			*last = *last < 0 ? p : *last;
 			idx = t->src[idx];
 		}
 	}
+	rt->last_rows_ready = true;
 	m->start = rt->dfa_best_start;
 	m->end = rt->dfa_best_end;
 	m->vars = rt->dfa_vars;
