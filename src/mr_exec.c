@@ -170,6 +170,8 @@ struct MrRuntime
 	 */
 	int		   *measure_last_var;
 	int64	   *last_row_of;	/* [nvars] last row of each variable, or -1 */
+	int		   *measure_column; /* and its column and physical offset */
+	int64	   *measure_offset;
 	bool		any_measure_last;
 	bool		last_rows_known;	/* eval_measures may use last_row_of */
 	bool		last_rows_ready;	/* last_row_of is filled for the match being settled */
@@ -1052,20 +1054,19 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 
 		if (rt->last_rows_known && rt->measure_last_var[i] != MR_MEASURE_NOT_LAST)
 		{
-			MrSlot	   *slot = &q->slots[lw->slots[0]];
 			const MrMatch *m = mv->m;
 			int			v = rt->measure_last_var[i];
 			int64		r = v == MR_MEASURE_UNIVERSAL ?
 				(m->end > m->start ? m->end - 1 : -1) : rt->last_row_of[v];
 
 			if (r >= 0)
-				r += slot->physical_offset;
+				r += rt->measure_offset[i];
 			if (r >= 0 && row_known(rt, r))
 			{
 				MrRow	   *row = row_at(rt, r);
 
-				rt->measure_values[i] = row->values[slot->row.column];
-				rt->measure_nulls[i] = row->nulls[slot->row.column];
+				rt->measure_values[i] = row->values[rt->measure_column[i]];
+				rt->measure_nulls[i] = row->nulls[rt->measure_column[i]];
 			}
 			else
 			{
@@ -1208,7 +1209,8 @@ emit_match(MrRuntime *rt, MrMatch *m)
 	int64		r;
 
 	mv.m = m;
-	restart_aggs(rt);
+	if (rt->has_aggs)
+		restart_aggs(rt);
 	old = MemoryContextSwitchTo(rt->evalcxt);
 
 	if (c->rows_per_match == MR_ONE_ROW)
@@ -1275,7 +1277,8 @@ emit_match(MrRuntime *rt, MrMatch *m)
 		}
 	}
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(rt->evalcxt);
+	if (!rt->evalcxt->isReset || rt->evalcxt->firstchild != NULL)
+		MemoryContextReset(rt->evalcxt);
 	rt->stats.matches++;
 }
 
@@ -1369,7 +1372,10 @@ settle_match(MrRuntime *rt, MrMatch *m)
 	int64		skip;
 
 	m->number = rt->match_number + 1;
-	emit_unmatched_upto(rt, m->start);
+	if (rt->q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
+		emit_unmatched_upto(rt, m->start);
+	else if (m->start > rt->unmatched_from)
+		rt->unmatched_from = m->start;	/* as emit_unmatched_upto() */
 	rt->match_number++;
 	emit_match(rt, m);
 	skip = skip_position(rt, m);
@@ -2254,6 +2260,8 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 			((Param *) lw->expr)->paramtype == q->slots[lw->slots[0]].type;
 	}
 	rt->measure_last_var = palloc(sizeof(int) * Max(q->clause->nmeasures, 1));
+	rt->measure_column = palloc0(sizeof(int) * Max(q->clause->nmeasures, 1));
+	rt->measure_offset = palloc0(sizeof(int64) * Max(q->clause->nmeasures, 1));
 	rt->last_row_of = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
 	for (i = 0; i < q->clause->nmeasures; i++)
 	{
@@ -2280,7 +2288,11 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 				rt->measure_last_var[i] = member;
 		}
 		if (rt->measure_last_var[i] != MR_MEASURE_NOT_LAST)
+		{
 			rt->any_measure_last = true;
+			rt->measure_column[i] = slot->row.column;
+			rt->measure_offset[i] = slot->physical_offset;
+		}
 	}
 	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
 	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
