@@ -224,6 +224,9 @@ struct MrRuntime
 	Datum	   *dfa_prev_values;	/* dfa_simple: the previous row's columns */
 	bool	   *dfa_prev_nulls;
 	bool		dfa_prev_ok;	/* there is a previous row in the partition */
+	int		   *dfa_prev_cols;	/* [dfa_nprev] the columns read at PREV(x, 1) */
+	int			dfa_nprev;
+	bool		dfa_fast;		/* dfa && dfa_mask_on_append && no NEXT */
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 
 	MrRuntimeStats stats;
@@ -1678,9 +1681,9 @@ dfa_mask_simple(MrRuntime *rt, const MrRow *row)
 		if (!(an | bn))
 			mask |= dfa_test(dc, a, b) << dc->var;
 	}
-	for (k = 0; k < rt->nneeded; k++)
+	for (k = 0; k < rt->dfa_nprev; k++)
 	{
-		int			c = rt->needed[k];
+		int			c = rt->dfa_prev_cols[k];
 
 		rt->dfa_prev_values[c] = row->values[c];
 		rt->dfa_prev_nulls[c] = row->nulls[c];
@@ -2006,8 +2009,7 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 		start_partition(rt, slot);
 	rt->stats.rows_in++;
 	window_append(rt, slot);
-	if (rt->dfa && rt->dfa_mask_on_append && !rt->q->define_has_next &&
-		rt->dfa_pos == rt->nrows - 1 &&
+	if (rt->dfa_fast && rt->dfa_pos == rt->nrows - 1 &&
 		!(rt->dfa_cur->n == 0 && (rt->dfa_cur->has_best || rt->dfa_finished)))
 	{
 		/* the usual row: one step, and nothing else to do unless decided */
@@ -2428,10 +2430,31 @@ mr_runtime_use_dfa(MrRuntime *rt)
 		if (dc->off[0] < -1 || dc->off[0] > 0 || dc->off[1] < -1 || dc->off[1] > 0)
 			rt->dfa_simple = false;
 	}
+	rt->dfa_prev_cols = MemoryContextAllocZero(rt->cxt, sizeof(int) * 2 * Max(rt->dfa_nconds, 1));
+	for (i = 0; i < rt->dfa_nconds; i++)
+	{
+		int			k,
+					j;
+
+		for (k = 0; k < 2; k++)
+		{
+			int			c = rt->dfa_conds[i].col[k];
+			bool		seen = false;
+
+			if (rt->dfa_conds[i].off[k] != -1)
+				continue;
+			for (j = 0; j < rt->dfa_nprev; j++)
+				if (rt->dfa_prev_cols[j] == c)
+					seen = true;
+			if (!seen)
+				rt->dfa_prev_cols[rt->dfa_nprev++] = c;
+		}
+	}
 	rt->dfa_prev_values = MemoryContextAllocZero(rt->cxt, sizeof(Datum) * Max(rt->q->natts, 1));
 	rt->dfa_prev_nulls = MemoryContextAllocZero(rt->cxt, sizeof(bool) * Max(rt->q->natts, 1));
 	rt->dfa_initial = dfa_state(rt, NULL, 0, false);
 	rt->dfa = true;
+	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next;
 	dfa_reset(rt, 0);
 }
 
