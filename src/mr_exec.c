@@ -49,7 +49,65 @@ typedef struct MrRow
 	bool	   *nulls;
 	char	   *byref;			/* copies of the by-reference values, or NULL */
 	struct MrRow *next_free;
+	struct DfaTrans *trans;		/* DFA mode: the step that consumed this row */
+	uint32		mask;			/* DFA mode: DEFINE bitmask | DFA_MASK_KNOWN, or 0 */
 } MrRow;
+
+#define DFA_MASK_KNOWN 0x80000000u
+
+/*
+ * DFA mode (see mr_match.h, mr_matcher_symbolic_step): for an MR_DEDUP_STATE
+ * program without ^, $ or WITHIN whose DEFINEs are all inline comparisons of
+ * the current row's columns (and physical PREV/NEXT), every variable's
+ * DEFINE is computed once per row into a bitmask and the thread list
+ * advances by a cached transition "(pcs, match pending) x mask -> next
+ * state".  The runtime keeps the threads' starts itself; each row remembers
+ * the transition that consumed it, and each transition says which thread of
+ * the previous state every new thread descends from, so the labels of a
+ * decided match are read back from its last row to its first.
+ */
+#define DFA_MAX_VARS 6			/* masks index a table of 1 << nvars */
+#define DFA_MAX_VAR_PCS 6		/* bounds the states: ordered subsets of VAR pcs */
+#define DFA_STARTS 8			/* thread starts kept, >= DFA_MAX_VAR_PCS + 1 */
+#define DFA_NEW (DFA_STARTS - 1)	/* the slot holding the current row */
+#define DFA_HASH_SIZE 1024
+
+typedef struct DfaState
+{
+	int32		n;				/* threads, in preference order */
+	int32	   *pcs;			/* [n] */
+	bool		has_best;		/* a match is pending (no new starts) */
+	bool		decided;		/* no thread left and a match pending */
+	int32		ext_n;			/* extended list (mr_match.h); -1 until known */
+	int32	   *ext_pcs;
+	struct DfaState *hnext;		/* hash chain */
+	struct DfaTrans *trans[FLEXIBLE_ARRAY_MEMBER];	/* [1 << nvars], built lazily */
+} DfaState;
+
+typedef struct DfaTrans
+{
+	DfaState   *from;
+	DfaState   *to;
+	int32	   *src;			/* [to->n] extended index of each new thread */
+	int32	   *var;			/* [to->n] the label it gave this row */
+	bool	   *excl;			/* [to->n] and whether that label is excluded */
+	int32		accept_src;		/* extended index that accepted, or -1 */
+	int32		accept_var;		/* the label the accepting thread gave this row */
+	bool		accept_excl;
+	bool		empty_accept;	/* the new start accepted the empty match */
+
+	/*
+	 * The same for the per-row loop, without branches on the data: thread
+	 * j of `to` starts where thread map[j] of `from` started, DFA_NEW being
+	 * the row itself (a new start); entries past to->n are DFA_NEW too.
+	 * accept_map is where the accepting thread started (DFA_NEW if none).
+	 */
+	uint8		map[DFA_STARTS];
+	uint8		accept_map;
+	uint8		to_n;			/* to->n */
+	bool		accepts;		/* accept_src >= 0 */
+} DfaTrans;
+
 
 struct MrRuntime
 {
@@ -81,6 +139,9 @@ struct MrRuntime
 	bool	   *col_byval;
 	int16	   *col_len;
 	bool		has_aggs;		/* any AGG slot */
+	int		   *needed;			/* [nneeded] the columns col_needed marks */
+	int			nneeded;
+	bool		needed_byval;	/* all of them by value */
 	int64		cap;
 	int64		head;
 	int64		buf_first;
@@ -101,6 +162,19 @@ struct MrRuntime
 	bool	   *slot_current_column;
 	/* per measure: the expression is just its one slot's value */
 	bool	   *measure_is_slot;
+	/*
+	 * per measure: -1 when it is the value of a plain column at LAST(v, 0)
+	 * (+ PREV/NEXT) of one variable v (>= 0) or of the universal set
+	 * (MR_MEASURE_UNIVERSAL); ONE ROW PER MATCH then reads it through
+	 * last_row_of, filled by one backward walk of the match
+	 */
+	int		   *measure_last_var;
+	int64	   *last_row_of;	/* [nvars] last row of each variable, or -1 */
+	int		   *measure_column; /* and its column and physical offset */
+	int64	   *measure_offset;
+	bool		any_measure_last;
+	bool		last_rows_known;	/* eval_measures may use last_row_of */
+	bool		last_rows_ready;	/* last_row_of is filled for the match being settled */
 
 	/* partition key comparison without fmgr, when bitwise equality is equality */
 	bool	   *part_bitwise;
@@ -117,6 +191,43 @@ struct MrRuntime
 	List	   *subplan_qds;	/* QueryDescs started for sublink expressions */
 
 	bool		degrade_skip;	/* streaming: invalid skip targets degrade */
+
+	/* DFA mode (see DfaState) */
+	bool		dfa_ok;			/* the query qualifies */
+	bool		dfa;			/* and the caller asked for it */
+	MrMatcher  *dfa_builder;	/* scratch matcher for symbolic steps */
+	DfaState  **dfa_hash;
+	int64		dfa_nstates;
+	DfaState   *dfa_cur;
+	DfaState   *dfa_initial;	/* no thread, no pending match */
+	int64	   *dfa_starts;		/* [DFA_STARTS] start of each thread */
+	int64	   *dfa_nstarts;
+	int64		dfa_pos;		/* next row to feed */
+	bool		dfa_finished;
+	int64		dfa_best_start;
+	int64		dfa_best_end;
+	int64		dfa_best_row;	/* row whose step accepted; -1: empty match */
+	int32		dfa_best_src;
+	int32	   *dfa_vars;		/* labels of the decided match */
+	bool	   *dfa_excl;
+	int64		dfa_out_cap;
+	bool	   *dfa_var_true;	/* scratch for building */
+	uint64		dfa_steps;
+	uint64		dfa_define_calls;
+	int64		dfa_peak;
+	int			dfa_ndefines;
+	struct DfaCond *dfa_conds;	/* [dfa_nconds] */
+	int			dfa_nconds;
+	uint32		dfa_true_mask;	/* variables without DEFINE */
+	bool		dfa_mask_on_append; /* no DEFINE reads NEXT */
+	bool		dfa_simple;		/* ... and none reads before PREV(x, 1) */
+	Datum	   *dfa_prev_values;	/* dfa_simple: the previous row's columns */
+	bool	   *dfa_prev_nulls;
+	bool		dfa_prev_ok;	/* there is a previous row in the partition */
+	int		   *dfa_prev_cols;	/* [dfa_nprev] the columns read at PREV(x, 1) */
+	int			dfa_nprev;
+	bool		dfa_fast;		/* dfa && dfa_mask_on_append && no NEXT */
+	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 
 	MrRuntimeStats stats;
 };
@@ -154,6 +265,19 @@ typedef struct FastCond
 	bool		no_alloc;		/* inline compare of plain columns: allocates nothing */
 } FastCond;
 
+/* a DEFINE in DFA mode: column col[0] of row pos + off[0] <cmp> the same of [1] */
+typedef struct DfaCond
+{
+	int			var;			/* its bit in the mask */
+	int			col[2];
+	int64		off[2];
+	FastType	type;
+	uint32		truth;			/* bit c + 1: holds when a compares c (-1, 0, 1) to b */
+} DfaCond;
+
+#define MR_MEASURE_NOT_LAST (-2)
+#define MR_MEASURE_UNIVERSAL (-1)
+
 /* a match being evaluated (MEASURES) */
 typedef struct MatchView
 {
@@ -163,6 +287,8 @@ typedef struct MatchView
 } MatchView;
 
 static void drive(MrRuntime *rt);
+static inline uint32 dfa_mask(MrRuntime *rt, int64 pos, MrRow *row);
+static inline uint32 dfa_mask_simple(MrRuntime *rt, const MrRow *row);
 static Datum eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
 						  ParamListInfo params, bool *isnull);
 
@@ -211,21 +337,43 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * natts);
 		row->values = (Datum *) (row + 1);
 		row->nulls = (bool *) (row->values + natts);
-	}
-	row->byref = NULL;
-	slot_getallattrs(slot);
-	for (i = 0; i < natts; i++)
-	{
-		if (!rt->col_needed[i] || slot->tts_isnull[i])
+		/* columns nothing reads stay NULL for the row's lifetime */
+		for (i = 0; i < natts; i++)
 		{
 			row->values[i] = (Datum) 0;
 			row->nulls[i] = true;
-			continue;
 		}
-		row->nulls[i] = false;
-		row->values[i] = slot->tts_values[i];
-		if (!rt->col_byval[i])
-			byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
+	}
+	row->byref = NULL;
+	row->trans = NULL;
+	row->mask = 0;
+	slot_getallattrs(slot);
+	if (rt->needed_byval)
+	{
+		/* the common case: copy the by-value columns read, nothing else */
+		for (i = 0; i < rt->nneeded; i++)
+		{
+			int			c = rt->needed[i];
+
+			row->nulls[c] = slot->tts_isnull[c];
+			row->values[c] = slot->tts_isnull[c] ? (Datum) 0 : slot->tts_values[c];
+		}
+	}
+	else
+	{
+		for (i = 0; i < natts; i++)
+		{
+			if (!rt->col_needed[i] || slot->tts_isnull[i])
+			{
+				row->values[i] = (Datum) 0;
+				row->nulls[i] = true;
+				continue;
+			}
+			row->nulls[i] = false;
+			row->values[i] = slot->tts_values[i];
+			if (!rt->col_byval[i])
+				byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
+		}
 	}
 	if (byref_size > 0)
 	{
@@ -244,6 +392,17 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 	}
 	rt->ring[(rt->head + count) & (rt->cap - 1)] = row;
 	rt->nrows++;
+	if (rt->dfa_simple)
+	{
+		row->mask = dfa_mask_simple(rt, row) | DFA_MASK_KNOWN;
+		rt->dfa_define_calls += rt->dfa_ndefines;
+	}
+	else if (rt->dfa_mask_on_append)
+	{
+		/* the DEFINEs read this row and earlier ones only: while they are hot */
+		row->mask = dfa_mask(rt, rt->nrows - 1, row) | DFA_MASK_KNOWN;
+		rt->dfa_define_calls += rt->dfa_ndefines;
+	}
 	if (rt->nrows - rt->buf_first > rt->stats.max_rows_retained)
 		rt->stats.max_rows_retained = rt->nrows - rt->buf_first;
 }
@@ -896,6 +1055,29 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 	{
 		MrLowered  *lw = q->measures[i];
 
+		if (rt->last_rows_known && rt->measure_last_var[i] != MR_MEASURE_NOT_LAST)
+		{
+			const MrMatch *m = mv->m;
+			int			v = rt->measure_last_var[i];
+			int64		r = v == MR_MEASURE_UNIVERSAL ?
+				(m->end > m->start ? m->end - 1 : -1) : rt->last_row_of[v];
+
+			if (r >= 0)
+				r += rt->measure_offset[i];
+			if (r >= 0 && row_known(rt, r))
+			{
+				MrRow	   *row = row_at(rt, r);
+
+				rt->measure_values[i] = row->values[rt->measure_column[i]];
+				rt->measure_nulls[i] = row->nulls[rt->measure_column[i]];
+			}
+			else
+			{
+				rt->measure_values[i] = (Datum) 0;
+				rt->measure_nulls[i] = true;
+			}
+			continue;
+		}
 		if (rt->measure_is_slot[i])
 		{
 			rt->measure_values[i] = (Datum) 0;
@@ -1030,19 +1212,44 @@ emit_match(MrRuntime *rt, MrMatch *m)
 	int64		r;
 
 	mv.m = m;
-	restart_aggs(rt);
+	if (rt->has_aggs)
+		restart_aggs(rt);
 	old = MemoryContextSwitchTo(rt->evalcxt);
 
 	if (c->rows_per_match == MR_ONE_ROW)
 	{
-		for (r = m->start; r < m->end; r++)
-		{
-			advance_match_aggs(rt, m, r, false);
-			advance_match_aggs(rt, m, r, true);
-		}
+		if (rt->has_aggs)
+			for (r = m->start; r < m->end; r++)
+			{
+				advance_match_aggs(rt, m, r, false);
+				advance_match_aggs(rt, m, r, true);
+			}
 		mv.current = m->end - 1;
 		mv.vend = m->end;
+		if (rt->any_measure_last && rt->last_rows_ready)
+			rt->last_rows_known = true;
+		else if (rt->any_measure_last)
+		{
+			/* one walk back over the match serves every LAST(v.col) */
+			int			nvars = rt->q->clause->nvars,
+						left = nvars;
+
+			for (r = 0; r < nvars; r++)
+				rt->last_row_of[r] = -1;
+			for (r = m->end - 1; r >= m->start && left > 0; r--)
+			{
+				int			v = m->vars[r - m->start];
+
+				if (v >= 0 && rt->last_row_of[v] < 0)
+				{
+					rt->last_row_of[v] = r;
+					left--;
+				}
+			}
+			rt->last_rows_known = true;
+		}
 		eval_measures(rt, &mv);
+		rt->last_rows_known = false;
 		emit_row(rt, -1, true, m);
 	}
 	else if (m->end == m->start)
@@ -1073,7 +1280,8 @@ emit_match(MrRuntime *rt, MrMatch *m)
 		}
 	}
 	MemoryContextSwitchTo(old);
-	MemoryContextReset(rt->evalcxt);
+	if (!rt->evalcxt->isReset || rt->evalcxt->firstchild != NULL)
+		MemoryContextReset(rt->evalcxt);
 	rt->stats.matches++;
 }
 
@@ -1083,7 +1291,6 @@ static int64
 skip_position(MrRuntime *rt, MrMatch *m)
 {
 	MrClause   *c = rt->q->clause;
-	MrVarSet	set;
 	int64		r,
 				found = -1;
 
@@ -1099,26 +1306,32 @@ skip_position(MrRuntime *rt, MrMatch *m)
 		case MR_SKIP_TO_LAST:
 			break;
 	}
-	memset(&set, 0, sizeof(set));
-	set.member = palloc0(sizeof(bool) * Max(c->nvars, 1));
-	if (c->skip_var >= 0)
-		set.member[c->skip_var] = true;
+	if (c->skip == MR_SKIP_TO_FIRST)
+	{
+		for (r = m->start; r < m->end; r++)
+			if (rt->skip_member[m->vars[r - m->start]])
+			{
+				found = r;
+				break;
+			}
+	}
+	else if (rt->last_rows_ready)
+	{
+		int			v;
+
+		for (v = 0; v < c->nvars; v++)
+			if (rt->skip_member[v] && rt->last_row_of[v] > found)
+				found = rt->last_row_of[v];
+	}
 	else
 	{
-		MrSubset   *sub = &c->subsets[c->skip_subset];
-		int			i;
-
-		for (i = 0; i < sub->nmembers; i++)
-			set.member[sub->members[i]] = true;
-	}
-	for (r = m->start; r < m->end; r++)
-		if (set.member[m->vars[r - m->start]])
-		{
-			found = r;
-			if (c->skip == MR_SKIP_TO_FIRST)
+		for (r = m->end - 1; r >= m->start; r--)
+			if (rt->skip_member[m->vars[r - m->start]])
+			{
+				found = r;
 				break;
-		}
-	pfree(set.member);
+			}
+	}
 	if (rt->degrade_skip && (found < 0 || found == m->start))
 	{
 		rt->stats.skip_degraded++;
@@ -1152,6 +1365,34 @@ too_many_threads(void)
 			 errhint("Simplify nested quantifiers or alternations, add WITHIN, or raise match_recognize.max_threads.")));
 }
 
+/*
+ * Emit a decided match m (its rows up to m->end + max_next are known) and
+ * the unmatched rows before it; returns where the search resumes.
+ */
+static int64
+settle_match(MrRuntime *rt, MrMatch *m)
+{
+	int64		skip;
+
+	m->number = rt->match_number + 1;
+	if (rt->q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
+		emit_unmatched_upto(rt, m->start);
+	else if (m->start > rt->unmatched_from)
+		rt->unmatched_from = m->start;	/* as emit_unmatched_upto() */
+	rt->match_number++;
+	emit_match(rt, m);
+	skip = skip_position(rt, m);
+	if (m->end > rt->covered_upto)
+		rt->covered_upto = m->end;
+	if (m->end == m->start && m->start + 1 > rt->covered_upto)
+		rt->covered_upto = m->start + 1;
+	rt->unmatched_from = skip;
+	rt->last_rows_ready = false;
+	return skip;
+}
+
+static void drive_dfa(MrRuntime *rt);
+
 static void
 drive(MrRuntime *rt)
 {
@@ -1162,6 +1403,11 @@ drive(MrRuntime *rt)
 	bool		have_m = false; /* m holds the decided match already */
 	bool		none_decided = false;	/* known: no decided match */
 
+	if (rt->dfa)
+	{
+		drive_dfa(rt);
+		return;
+	}
 	for (;;)
 	{
 		int64		next;
@@ -1178,16 +1424,7 @@ drive(MrRuntime *rt)
 			/* MEASURES may look past the match end */
 			if (!rt->partition_ended && rt->nrows < m.end + q->max_next)
 				break;
-			m.number = rt->match_number + 1;
-			emit_unmatched_upto(rt, m.start);
-			rt->match_number++;
-			emit_match(rt, &m);
-			skip = skip_position(rt, &m);
-			if (m.end > rt->covered_upto)
-				rt->covered_upto = m.end;
-			if (m.end == m.start && m.start + 1 > rt->covered_upto)
-				rt->covered_upto = m.start + 1;
-			rt->unmatched_from = skip;
+			skip = settle_match(rt, &m);
 			old = MemoryContextSwitchTo(rt->cxt);
 			mr_matcher_reset(mt, skip);
 			MemoryContextSwitchTo(old);
@@ -1231,6 +1468,472 @@ drive(MrRuntime *rt)
 	}
 }
 
+/* ---------- DFA mode ---------- */
+
+static uint32
+dfa_hash_pcs(const int32 *pcs, int32 n, bool has_best)
+{
+	uint32		h = has_best ? 0x9e3779b9 : 0x7f4a7c15;
+	int32		i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ (uint32) pcs[i]) * 16777619u;
+	return h ^ (uint32) n;
+}
+
+/* the interned state for (pcs, has_best) */
+static DfaState *
+dfa_state(MrRuntime *rt, const int32 *pcs, int32 n, bool has_best)
+{
+	uint32		h = dfa_hash_pcs(pcs, n, has_best) & (DFA_HASH_SIZE - 1);
+	DfaState   *st;
+
+	for (st = rt->dfa_hash[h]; st; st = st->hnext)
+		if (st->n == n && st->has_best == has_best &&
+			memcmp(st->pcs, pcs, sizeof(int32) * n) == 0)
+			return st;
+	st = MemoryContextAllocZero(rt->cxt, offsetof(DfaState, trans) +
+								sizeof(DfaTrans *) * ((Size) 1 << rt->q->clause->nvars));
+	st->n = n;
+	st->pcs = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(n, 1));
+	memcpy(st->pcs, pcs, sizeof(int32) * n);
+	st->has_best = has_best;
+	st->decided = n == 0 && has_best;
+	st->ext_n = -1;
+	st->hnext = rt->dfa_hash[h];
+	rt->dfa_hash[h] = st;
+	rt->dfa_nstates++;
+	if (mr_max_threads > 0 && n > mr_max_threads)
+		too_many_threads();
+	return st;
+}
+
+static DfaTrans *
+dfa_build(MrRuntime *rt, DfaState *from, uint32 mask)
+{
+	const MrInst *insts = rt->q->program->insts;
+	MrSymbolicStep ss;
+	DfaTrans   *t;
+	int			v,
+				k;
+	MemoryContext old;
+
+	for (v = 0; v < rt->q->clause->nvars; v++)
+		rt->dfa_var_true[v] = (mask >> v) & 1;
+	old = MemoryContextSwitchTo(rt->cxt);
+	mr_matcher_symbolic_step(rt->dfa_builder, from->pcs, from->n, from->has_best,
+							 rt->dfa_var_true, &ss);
+	MemoryContextSwitchTo(old);
+	if (from->ext_n < 0)
+	{
+		from->ext_pcs = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(ss.ext_n, 1));
+		memcpy(from->ext_pcs, ss.ext_pcs, sizeof(int32) * ss.ext_n);
+		from->ext_n = ss.ext_n;
+	}
+	t = MemoryContextAlloc(rt->cxt, sizeof(DfaTrans));
+	t->from = from;
+	t->src = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(ss.next_n, 1));
+	memcpy(t->src, ss.next_src, sizeof(int32) * ss.next_n);
+	t->var = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(ss.next_n, 1));
+	t->excl = MemoryContextAlloc(rt->cxt, sizeof(bool) * Max(ss.next_n, 1));
+	for (k = 0; k < ss.next_n; k++)
+	{
+		const MrInst *in = &insts[ss.ext_pcs[ss.next_src[k]]];
+
+		t->var[k] = in->var;
+		t->excl[k] = in->excluded;
+	}
+	t->accept_src = ss.accept_src;
+	t->accept_var = ss.accept_src >= 0 ? insts[ss.ext_pcs[ss.accept_src]].var : -1;
+	t->accept_excl = ss.accept_src >= 0 ? insts[ss.ext_pcs[ss.accept_src]].excluded : false;
+	t->empty_accept = ss.empty_accept;
+	for (k = 0; k < DFA_STARTS; k++)
+		t->map[k] = (k < ss.next_n && ss.next_src[k] < from->n) ? ss.next_src[k] : DFA_NEW;
+	t->accepts = ss.accept_src >= 0;
+	t->to_n = ss.next_n;
+	t->accept_map = (t->accepts && ss.accept_src < from->n) ? ss.accept_src : DFA_NEW;
+	t->to = dfa_state(rt, ss.next_pcs, ss.next_n,
+					  from->has_best || ss.empty_accept || ss.accept_src >= 0);
+	if (t->to->n > rt->dfa_peak)
+		rt->dfa_peak = t->to->n;
+	from->trans[mask] = t;
+	return t;
+}
+
+/* 1 when the condition holds for a and b, else 0, without branching on it */
+static inline uint32
+dfa_test(const DfaCond *dc, Datum a, Datum b)
+{
+	int			c;
+
+	switch (dc->type)
+	{
+		case FAST_INT4:
+			c = (DatumGetInt32(a) > DatumGetInt32(b)) - (DatumGetInt32(a) < DatumGetInt32(b));
+			break;
+		case FAST_INT8:
+			c = (DatumGetInt64(a) > DatumGetInt64(b)) - (DatumGetInt64(a) < DatumGetInt64(b));
+			break;
+		default:
+			/* float8_cmp_internal's order: NaN sorts last */
+			{
+				float8		x = DatumGetFloat8(a),
+							y = DatumGetFloat8(b);
+
+				if (likely(!isnan(x) && !isnan(y)))
+					c = (x > y) - (x < y);
+				else
+					c = float8_gt(x, y) - float8_lt(x, y);
+			}
+			break;
+	}
+	return (dc->truth >> (c + 1)) & 1;
+}
+
+/*
+ * Which variables' DEFINE holds at row pos (whose row is `row`), as a
+ * bitmask; as eval_fast_condition(): a NULL operand or a row outside the
+ * partition makes the condition false.
+ */
+static inline uint32
+dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
+{
+	uint32		mask = rt->dfa_true_mask;
+	int			k;
+
+	for (k = 0; k < rt->dfa_nconds; k++)
+	{
+		const DfaCond *dc = &rt->dfa_conds[k];
+		const MrRow *ra,
+				   *rb;
+		int64		p;
+
+		if (dc->off[0] == 0)
+			ra = row;
+		else
+		{
+			p = pos + dc->off[0];
+			if (p < rt->buf_first || p >= rt->nrows)
+				continue;
+			ra = row_at(rt, p);
+		}
+		if (dc->off[1] == 0)
+			rb = row;
+		else
+		{
+			p = pos + dc->off[1];
+			if (p < rt->buf_first || p >= rt->nrows)
+				continue;
+			rb = row_at(rt, p);
+		}
+		if (ra->nulls[dc->col[0]] || rb->nulls[dc->col[1]])
+			continue;
+		mask |= dfa_test(dc, ra->values[dc->col[0]], rb->values[dc->col[1]]) << dc->var;
+	}
+	return mask;
+}
+
+/*
+ * dfa_mask() for a row being appended when every DEFINE operand is the row
+ * itself or PREV(x, 1): the previous row's columns are kept at hand, so
+ * the masks cost a few loads and compares.  Row 0 of a partition has no
+ * previous row: a condition reading it is false, as in dfa_mask().
+ */
+static inline uint32
+dfa_mask_simple(MrRuntime *rt, const MrRow *row)
+{
+	uint32		mask = rt->dfa_true_mask;
+	const Datum *pv = rt->dfa_prev_values;
+	const bool *pn = rt->dfa_prev_nulls;
+	bool		pok = rt->dfa_prev_ok;
+	int			k;
+
+	for (k = 0; k < rt->dfa_nconds; k++)
+	{
+		const DfaCond *dc = &rt->dfa_conds[k];
+		int			c0 = dc->col[0],
+					c1 = dc->col[1];
+		Datum		a,
+					b;
+		bool		an,
+					bn;
+
+		if (dc->off[0] == 0)
+		{
+			a = row->values[c0];
+			an = row->nulls[c0];
+		}
+		else
+		{
+			a = pv[c0];
+			an = !pok || pn[c0];
+		}
+		if (dc->off[1] == 0)
+		{
+			b = row->values[c1];
+			bn = row->nulls[c1];
+		}
+		else
+		{
+			b = pv[c1];
+			bn = !pok || pn[c1];
+		}
+		if (!(an | bn))
+			mask |= dfa_test(dc, a, b) << dc->var;
+	}
+	for (k = 0; k < rt->dfa_nprev; k++)
+	{
+		int			c = rt->dfa_prev_cols[k];
+
+		rt->dfa_prev_values[c] = row->values[c];
+		rt->dfa_prev_nulls[c] = row->nulls[c];
+	}
+	rt->dfa_prev_ok = true;
+	return mask;
+}
+
+static void
+dfa_reset(MrRuntime *rt, int64 pos)
+{
+	rt->dfa_cur = rt->dfa_initial;
+	rt->dfa_pos = pos;
+	rt->dfa_finished = false;
+}
+
+/*
+ * Feed rows from dfa_pos up to (not including) `limit`, stopping early at a
+ * decided match; as drive()'s feeding branch row by row.
+ */
+static pg_attribute_always_inline void
+dfa_run(MrRuntime *rt, int64 limit)
+{
+	MrQuery    *q = rt->q;
+	DfaState   *cur = rt->dfa_cur;
+	int64		pos = rt->dfa_pos;
+	bool		unmatched_rows = q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED;
+
+	while (pos < limit)
+	{
+		MrRow	   *row = row_at(rt, pos);
+		uint32		mask = row->mask;
+		DfaTrans   *t;
+		int64	   *starts = rt->dfa_starts,
+				   *nstarts = rt->dfa_nstarts;
+		int			j;
+		int64		earliest,
+					keep;
+
+		CHECK_FOR_INTERRUPTS();
+		if (!(mask & DFA_MASK_KNOWN))
+		{
+			/* once per row: a re-fed row (after a skip) keeps it */
+			mask = dfa_mask(rt, pos, row);
+			row->mask = mask | DFA_MASK_KNOWN;
+			rt->dfa_define_calls += rt->dfa_ndefines;
+		}
+		mask &= ~DFA_MASK_KNOWN;
+		t = cur->trans[mask];
+		if (unlikely(t == NULL))
+			t = dfa_build(rt, cur, mask);
+		row->trans = t;
+		cur = t->to;
+		starts[DFA_NEW] = pos;	/* a new start begins at this row */
+		/* the usual few threads without a loop (map[] is padded) */
+		nstarts[0] = starts[t->map[0]];
+		nstarts[1] = starts[t->map[1]];
+		nstarts[2] = starts[t->map[2]];
+		nstarts[3] = starts[t->map[3]];
+		for (j = 4; j < t->to_n; j++)
+			nstarts[j] = starts[t->map[j]];
+		if (t->accepts)
+		{
+			rt->dfa_best_start = starts[t->accept_map];
+			rt->dfa_best_end = pos + 1;
+			rt->dfa_best_row = pos;
+			rt->dfa_best_src = t->accept_src;
+		}
+		else if (t->empty_accept)
+		{
+			rt->dfa_best_start = rt->dfa_best_end = pos;
+			rt->dfa_best_row = -1;
+		}
+		rt->dfa_starts = nstarts;
+		rt->dfa_nstarts = starts;
+		pos++;
+		rt->dfa_steps++;
+
+		/* rows no live thread starts at are unmatched */
+		if (cur->n > 0)
+			earliest = nstarts[0];
+		else if (cur->has_best)
+			earliest = rt->dfa_best_start;
+		else
+			earliest = pos;
+		if (!cur->decided)
+		{
+			if (unlikely(unmatched_rows))
+			{
+				rt->dfa_cur = cur;
+				rt->dfa_pos = pos;
+				emit_unmatched_upto(rt, earliest);
+			}
+			else if (earliest > rt->unmatched_from)
+				rt->unmatched_from = earliest;
+		}
+		keep = Min(rt->unmatched_from, earliest) - q->max_prev;
+		if (keep > rt->buf_first)
+			window_trim(rt, keep);
+		if (cur->decided)
+			break;
+	}
+	rt->dfa_cur = cur;
+	rt->dfa_pos = pos;
+}
+
+/* the decided match, its labels read back through the rows' transitions */
+static void
+dfa_decided_match(MrRuntime *rt, MrMatch *m)
+{
+	int64		n = rt->dfa_best_end - rt->dfa_best_start;
+	int64		p;
+	int32		idx = rt->dfa_best_src;
+	int			v;
+
+	if (n > rt->dfa_out_cap)
+	{
+		int64		ncap = Max(n, 2 * rt->dfa_out_cap);
+
+		if (rt->dfa_vars)
+		{
+			pfree(rt->dfa_vars);
+			pfree(rt->dfa_excl);
+		}
+		rt->dfa_vars = MemoryContextAlloc(rt->cxt, sizeof(int32) * ncap);
+		rt->dfa_excl = MemoryContextAlloc(rt->cxt, sizeof(bool) * ncap);
+		rt->dfa_out_cap = ncap;
+	}
+	/* the last row of every variable comes with the walk (emit_match) */
+	for (v = 0; v < rt->q->clause->nvars; v++)
+		rt->last_row_of[v] = -1;
+	if (n > 0)
+	{
+		DfaTrans   *t = row_at(rt, rt->dfa_best_end - 1)->trans;
+		int64		start = rt->dfa_best_start;
+
+		rt->dfa_vars[n - 1] = t->accept_var;
+		rt->dfa_excl[n - 1] = t->accept_excl;
+		rt->last_row_of[t->accept_var] = rt->dfa_best_end - 1;
+		for (p = rt->dfa_best_end - 2; p >= start; p--)
+		{
+			int64	   *last;
+
+			/* idx: a thread of the state the step of row p led to */
+			t = row_at(rt, p)->trans;
+			Assert(idx < t->to->n);
+			rt->dfa_vars[p - start] = t->var[idx];
+			rt->dfa_excl[p - start] = t->excl[idx];
+			last = &rt->last_row_of[t->var[idx]];
+			*last = *last < 0 ? p : *last;
+			idx = t->src[idx];
+		}
+	}
+	rt->last_rows_ready = true;
+	m->start = rt->dfa_best_start;
+	m->end = rt->dfa_best_end;
+	m->vars = rt->dfa_vars;
+	m->excluded = rt->dfa_excl;
+}
+
+static void
+drive_dfa(MrRuntime *rt)
+{
+	MrQuery    *q = rt->q;
+
+	for (;;)
+	{
+		DfaState   *cur = rt->dfa_cur;
+		int64		limit;
+
+		CHECK_FOR_INTERRUPTS();
+		if (cur->n == 0)
+		{
+			if (cur->has_best)
+			{
+				MrMatch		m;
+
+				/* decided; MEASURES may look past the match end */
+				if (!rt->partition_ended && rt->nrows < rt->dfa_best_end + q->max_next)
+					break;
+				dfa_decided_match(rt, &m);
+				dfa_reset(rt, settle_match(rt, &m));
+				continue;
+			}
+			if (rt->dfa_finished)
+			{
+				/* finished without a match: everything left is unmatched */
+				emit_unmatched_upto(rt, rt->nrows);
+				break;
+			}
+		}
+		/* DEFINE may read NEXT: feed a row once its successors are known */
+		limit = rt->nrows;
+		if (q->define_has_next && !rt->partition_ended)
+			limit -= q->max_next;
+		if (rt->dfa_pos < limit)
+		{
+			dfa_run(rt, limit);
+			continue;
+		}
+		if (rt->partition_ended)
+		{
+			/* no $ in the pattern: the end settles every thread */
+			rt->dfa_cur = dfa_state(rt, NULL, 0, cur->has_best);
+			rt->dfa_finished = true;
+			continue;
+		}
+		break;
+	}
+}
+
+/* does the query qualify for DFA mode (see DfaState)? */
+static bool
+dfa_qualifies(MrRuntime *rt)
+{
+	MrQuery    *q = rt->q;
+	const MrProgram *prog = q->program;
+	int			nvarpcs = 0;
+	int			i,
+				k;
+
+	if (q->dedup != MR_DEDUP_STATE || q->within != NULL ||
+		prog->has_begin || prog->has_end ||
+		q->clause->nvars > DFA_MAX_VARS)
+		return false;
+	for (i = 0; i < prog->ninsts; i++)
+	{
+		if (prog->insts[i].op == MR_OP_BEGIN || prog->insts[i].op == MR_OP_END)
+			return false;
+		if (prog->insts[i].op == MR_OP_VAR)
+			nvarpcs++;
+	}
+	if (nvarpcs > DFA_MAX_VAR_PCS)
+		return false;
+	for (i = 0; i < q->clause->nvars; i++)
+	{
+		FastCond   *fc = rt->fast_define[i];
+
+		if (q->defines[i] == NULL)
+			continue;
+		if (fc == NULL || !fc->no_alloc)
+			return false;
+		/* both operands read the candidate row (or PREV/NEXT of it) */
+		for (k = 0; k < 2; k++)
+			if (!in_set(&q->slots[fc->slot[k]].set, i))
+				return false;
+	}
+	return true;
+}
+
 static void
 start_partition(MrRuntime *rt, TupleTableSlot *slot)
 {
@@ -1252,6 +1955,9 @@ start_partition(MrRuntime *rt, TupleTableSlot *slot)
 	old = MemoryContextSwitchTo(rt->cxt);
 	mr_matcher_reset(rt->matcher, 0);
 	MemoryContextSwitchTo(old);
+	if (rt->dfa)
+		dfa_reset(rt, 0);
+	rt->dfa_prev_ok = false;
 	rt->in_partition = true;
 	rt->partition_ended = false;
 	rt->match_number = 0;
@@ -1303,6 +2009,14 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 		start_partition(rt, slot);
 	rt->stats.rows_in++;
 	window_append(rt, slot);
+	if (rt->dfa_fast && rt->dfa_pos == rt->nrows - 1 &&
+		!(rt->dfa_cur->n == 0 && (rt->dfa_cur->has_best || rt->dfa_finished)))
+	{
+		/* the usual row: one step, and nothing else to do unless decided */
+		dfa_run(rt, rt->nrows);
+		if (!(rt->dfa_cur->n == 0 && rt->dfa_cur->has_best))
+			return;
+	}
 	drive(rt);
 }
 
@@ -1518,6 +2232,15 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 		rt->col_len[i] = TupleDescAttr(q->input_desc, i)->attlen;
 	}
 	compute_needed_columns(rt);
+	rt->needed = palloc(sizeof(int) * Max(q->natts, 1));
+	rt->needed_byval = true;
+	for (i = 0; i < q->natts; i++)
+		if (rt->col_needed[i])
+		{
+			rt->needed[rt->nneeded++] = i;
+			if (!rt->col_byval[i])
+				rt->needed_byval = false;
+		}
 	rt->slot_current_column = palloc0(sizeof(bool) * Max(q->nslots, 1));
 	for (i = 0; i < q->nslots; i++)
 	{
@@ -1537,6 +2260,41 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 			((Param *) lw->expr)->paramkind == PARAM_EXTERN &&
 			((Param *) lw->expr)->paramid == 1 &&
 			((Param *) lw->expr)->paramtype == q->slots[lw->slots[0]].type;
+	}
+	rt->measure_last_var = palloc(sizeof(int) * Max(q->clause->nmeasures, 1));
+	rt->measure_column = palloc0(sizeof(int) * Max(q->clause->nmeasures, 1));
+	rt->measure_offset = palloc0(sizeof(int64) * Max(q->clause->nmeasures, 1));
+	rt->last_row_of = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
+	for (i = 0; i < q->clause->nmeasures; i++)
+	{
+		MrSlot	   *slot = rt->measure_is_slot[i] ? &q->slots[q->measures[i]->slots[0]] : NULL;
+		int			v,
+					nmembers = 0,
+					member = -1;
+
+		rt->measure_last_var[i] = MR_MEASURE_NOT_LAST;
+		if (slot == NULL || slot->kind != MR_SLOT_NAV || slot->logical_first ||
+			slot->logical_offset != 0 || slot->row.column < 0 || slot->row.uses_classifier)
+			continue;
+		if (slot->set.universal)
+			rt->measure_last_var[i] = MR_MEASURE_UNIVERSAL;
+		else
+		{
+			for (v = 0; v < q->clause->nvars; v++)
+				if (slot->set.member[v])
+				{
+					nmembers++;
+					member = v;
+				}
+			if (nmembers == 1)
+				rt->measure_last_var[i] = member;
+		}
+		if (rt->measure_last_var[i] != MR_MEASURE_NOT_LAST)
+		{
+			rt->any_measure_last = true;
+			rt->measure_column[i] = slot->row.column;
+			rt->measure_offset[i] = slot->physical_offset;
+		}
 	}
 	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
 	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
@@ -1559,6 +2317,22 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 				rt->slot_current_column[fc->slot[0]] &&
 				rt->slot_current_column[fc->slot[1]];
 	}
+	rt->skip_member = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
+	if (q->clause->skip == MR_SKIP_TO_FIRST || q->clause->skip == MR_SKIP_TO_LAST)
+	{
+		MrClause   *c = q->clause;
+
+		if (c->skip_var >= 0)
+			rt->skip_member[c->skip_var] = true;
+		else
+		{
+			MrSubset   *sub = &c->subsets[c->skip_subset];
+
+			for (i = 0; i < sub->nmembers; i++)
+				rt->skip_member[sub->members[i]] = true;
+		}
+	}
+	rt->dfa_ok = dfa_qualifies(rt);
 	rt->aggstates = palloc0(sizeof(MrAggState *) * Max(q->nslots, 1));
 	rt->out_values = palloc0(sizeof(Datum) * Max(q->noutcols, 1));
 	rt->out_nulls = palloc0(sizeof(bool) * Max(q->noutcols, 1));
@@ -1571,6 +2345,117 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	opts.define_arg = rt;
 	rt->matcher = mr_matcher_create(q->program, &opts);
 	return rt;
+}
+
+/*
+ * Run in DFA mode when the query qualifies (see DfaState); call before the
+ * first row.  Only the custom scan asks, so the function path
+ * (mr_srf.c) stays an independent reference for it.
+ */
+void
+mr_runtime_use_dfa(MrRuntime *rt)
+{
+	MrMatcherOptions opts;
+	MemoryContext old;
+	int			i;
+
+	if (!rt->dfa_ok || rt->dfa || rt->in_partition)
+		return;
+	old = MemoryContextSwitchTo(rt->cxt);
+	memset(&opts, 0, sizeof(opts));
+	opts.dedup = MR_DEDUP_STATE;
+	opts.max_threads = 0;
+	opts.define = NULL;
+	rt->dfa_builder = mr_matcher_create(rt->q->program, &opts);
+	rt->dfa_hash = palloc0(sizeof(DfaState *) * DFA_HASH_SIZE);
+	StaticAssertStmt(DFA_STARTS >= DFA_MAX_VAR_PCS + 1, "DFA_STARTS too small");
+	rt->dfa_starts = palloc0(sizeof(int64) * DFA_STARTS);
+	rt->dfa_nstarts = palloc0(sizeof(int64) * DFA_STARTS);
+	rt->dfa_var_true = palloc0(sizeof(bool) * Max(rt->q->clause->nvars, 1));
+	MemoryContextSwitchTo(old);
+	rt->dfa_conds = MemoryContextAllocZero(rt->cxt,
+										   sizeof(DfaCond) * Max(rt->q->clause->nvars, 1));
+	for (i = 0; i < rt->q->clause->nvars; i++)
+	{
+		FastCond   *fc = rt->fast_define[i];
+		DfaCond    *dc;
+		int			k;
+
+		if (rt->q->defines[i] == NULL)
+		{
+			rt->dfa_true_mask |= (uint32) 1 << i;
+			continue;
+		}
+		rt->dfa_ndefines++;
+		dc = &rt->dfa_conds[rt->dfa_nconds++];
+		dc->var = i;
+		for (k = 0; k < 2; k++)
+		{
+			MrSlot	   *slot = &rt->q->slots[fc->slot[k]];
+
+			dc->col[k] = slot->row.column;
+			dc->off[k] = slot->physical_offset;
+		}
+		dc->type = fc->type;
+		switch (fc->cmp)
+		{
+			case FAST_LT:
+				dc->truth = 1;
+				break;
+			case FAST_LE:
+				dc->truth = 1 | 2;
+				break;
+			case FAST_GT:
+				dc->truth = 4;
+				break;
+			case FAST_GE:
+				dc->truth = 2 | 4;
+				break;
+			case FAST_EQ:
+				dc->truth = 2;
+				break;
+			default:
+				dc->truth = 1 | 4;
+				break;
+		}
+	}
+	rt->dfa_mask_on_append = true;
+	rt->dfa_simple = true;
+	for (i = 0; i < rt->dfa_nconds; i++)
+	{
+		DfaCond    *dc = &rt->dfa_conds[i];
+
+		if (dc->off[0] > 0 || dc->off[1] > 0)
+			rt->dfa_mask_on_append = false;
+		if (dc->off[0] < -1 || dc->off[0] > 0 || dc->off[1] < -1 || dc->off[1] > 0)
+			rt->dfa_simple = false;
+	}
+	rt->dfa_prev_cols = MemoryContextAllocZero(rt->cxt, sizeof(int) * 2 * Max(rt->dfa_nconds, 1));
+	for (i = 0; i < rt->dfa_nconds; i++)
+	{
+		int			k,
+					j;
+
+		for (k = 0; k < 2; k++)
+		{
+			int			c = rt->dfa_conds[i].col[k];
+			bool		seen = false;
+
+			if (rt->dfa_conds[i].off[k] != -1)
+				continue;
+			for (j = 0; j < rt->dfa_nprev; j++)
+				if (rt->dfa_prev_cols[j] == c)
+					seen = true;
+			if (!seen)
+				rt->dfa_prev_cols[rt->dfa_nprev++] = c;
+		}
+	}
+	rt->dfa_prev_values = MemoryContextAllocZero(rt->cxt, sizeof(Datum) * Max(rt->q->natts, 1));
+	rt->dfa_prev_nulls = MemoryContextAllocZero(rt->cxt, sizeof(bool) * Max(rt->q->natts, 1));
+	rt->dfa_initial = dfa_state(rt, NULL, 0, false);
+	rt->dfa = true;
+	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next;
+	dfa_reset(rt, 0);
 }
 
 void
@@ -1658,9 +2543,9 @@ mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats)
 	const MrMatcherStats *ms = mr_matcher_stats(rt->matcher);
 
 	*stats = rt->stats;
-	stats->steps = ms->steps;
-	stats->define_calls = ms->define_calls;
+	stats->steps = ms->steps + rt->dfa_steps;
+	stats->define_calls = ms->define_calls + rt->dfa_define_calls;
 	stats->merged = ms->merged;
-	stats->peak_threads = ms->peak_threads;
+	stats->peak_threads = Max(ms->peak_threads, rt->dfa_peak);
 	stats->memo_hits = ms->memo_hits;
 }

@@ -107,6 +107,12 @@ extern void mr_runtime_restore(MrRuntime *rt, TupleTableSlot *partition_row,
  */
 extern void mr_runtime_degrade_skip(MrRuntime *rt, bool degrade);
 
+/*
+ * Run path-independent patterns as a cached DFA when the query qualifies
+ * (a no-op otherwise); call right after mr_runtime_create().
+ */
+extern void mr_runtime_use_dfa(MrRuntime *rt);
+
 /* release executor resources (sub-plans) */
 extern void mr_runtime_destroy(MrRuntime *rt);
 

@@ -54,11 +54,16 @@ typedef struct MrScanState
 	MrRuntime  *rt;
 	bool		input_done;
 
-	/* output queue */
+	/*
+	 * output queue; each entry's arrays are allocated once (in qcxt) and
+	 * reused, only by-reference values are copied into outcxt
+	 */
 	MrQueuedRow *queue;
 	int			nqueue;
 	int			qpos;
 	int			qcap;
+	int			qalloc;			/* entries whose arrays exist */
+	bool		out_used;		/* outcxt holds copies */
 	int16	   *typlen;
 	bool	   *typbyval;
 	int			natts;
@@ -99,7 +104,6 @@ static void
 mr_scan_emit(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 {
 	MrScanState *st = (MrScanState *) arg;
-	MemoryContext old = MemoryContextSwitchTo(st->outcxt);
 	MrQueuedRow *row;
 	int			i;
 
@@ -108,16 +112,30 @@ mr_scan_emit(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 		st->qcap *= 2;
 		st->queue = repalloc_huge(st->queue, sizeof(MrQueuedRow) * st->qcap);
 	}
-	row = &st->queue[st->nqueue++];
-	row->values = palloc(sizeof(Datum) * st->natts);
-	row->nulls = palloc(sizeof(bool) * st->natts);
+	row = &st->queue[st->nqueue];
+	if (st->nqueue >= st->qalloc)
+	{
+		row->values = MemoryContextAlloc(st->qcxt, sizeof(Datum) * Max(st->natts, 1));
+		row->nulls = MemoryContextAlloc(st->qcxt, sizeof(bool) * Max(st->natts, 1));
+		st->qalloc++;
+	}
+	st->nqueue++;
 	for (i = 0; i < st->natts; i++)
 	{
 		row->nulls[i] = nulls[i];
-		row->values[i] = nulls[i] ? (Datum) 0 :
-			datumCopy(values[i], st->typbyval[i], st->typlen[i]);
+		if (nulls[i])
+			row->values[i] = (Datum) 0;
+		else if (st->typbyval[i])
+			row->values[i] = values[i];
+		else
+		{
+			MemoryContext old = MemoryContextSwitchTo(st->outcxt);
+
+			row->values[i] = datumCopy(values[i], false, st->typlen[i]);
+			MemoryContextSwitchTo(old);
+			st->out_used = true;
+		}
 	}
-	MemoryContextSwitchTo(old);
 }
 
 static void
@@ -126,9 +144,11 @@ mr_scan_start_runtime(MrScanState *st)
 	MemoryContext old = MemoryContextSwitchTo(st->rtcxt);
 
 	st->rt = mr_runtime_create(st->q, mr_scan_emit, st);
+	mr_runtime_use_dfa(st->rt);
 	MemoryContextSwitchTo(old);
 	st->input_done = false;
 	st->nqueue = st->qpos = 0;
+	st->out_used = false;
 }
 
 static void
@@ -175,16 +195,20 @@ mr_scan_next(ScanState *ss)
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	MrQueuedRow *row;
 
+	if (st->qpos >= st->nqueue)
+		ExecClearTuple(slot);	/* before outcxt, which may hold its values, is reset */
 	while (st->qpos >= st->nqueue)
 	{
 		TupleTableSlot *in;
 		MemoryContext old;
 
 		if (st->input_done)
-			return ExecClearTuple(slot);
-		ExecClearTuple(slot);
-		if (st->nqueue > 0)
+			return slot;
+		if (st->out_used)
+		{
 			MemoryContextReset(st->outcxt);
+			st->out_used = false;
+		}
 		st->nqueue = st->qpos = 0;
 
 		in = ExecProcNode(st->input);
@@ -214,6 +238,13 @@ mr_scan_recheck(ScanState *ss, TupleTableSlot *slot)
 static TupleTableSlot *
 mr_scan_exec(CustomScanState *node)
 {
+	/* ExecScan() would only return the row: spare it the indirections */
+	if (node->ss.ps.qual == NULL && node->ss.ps.ps_ProjInfo == NULL &&
+		node->ss.ps.state->es_epq_active == NULL)
+	{
+		ResetExprContext(node->ss.ps.ps_ExprContext);
+		return mr_scan_next(&node->ss);
+	}
 	return ExecScan(&node->ss, mr_scan_next, mr_scan_recheck);
 }
 

@@ -108,6 +108,12 @@ struct MrMatcher
 	int32_t		rec_items[MEMO_MAX_ITEMS];
 	int32_t		rec_n;
 
+	/* mr_matcher_symbolic_step() output buffers */
+	int32_t    *sym_ext;
+	int32_t    *sym_pcs;
+	int32_t    *sym_src;
+	int64_t		sym_cap;
+
 	/* decided match output buffers */
 	int32_t    *out_vars;
 	bool	   *out_excl;
@@ -287,6 +293,9 @@ mr_matcher_destroy(MrMatcher *m)
 	mr_free(m->nlist);
 	mr_free(m->out_vars);
 	mr_free(m->out_excl);
+	mr_free(m->sym_ext);
+	mr_free(m->sym_pcs);
+	mr_free(m->sym_src);
 	mr_free(m);
 }
 
@@ -786,4 +795,117 @@ const MrMatcherStats *
 mr_matcher_stats(const MrMatcher *m)
 {
 	return &m->stats;
+}
+
+/* ---------- DFA construction (see mr_match.h) ---------- */
+
+static void
+sym_reserve(MrMatcher *m, int64_t need)
+{
+	if (need <= m->sym_cap)
+		return;
+	if (need < 2 * m->sym_cap)
+		need = 2 * m->sym_cap;
+	m->sym_ext = mr_realloc(m->sym_ext, sizeof(int32_t) * (size_t) need);
+	m->sym_pcs = mr_realloc(m->sym_pcs, sizeof(int32_t) * (size_t) need);
+	m->sym_src = mr_realloc(m->sym_src, sizeof(int32_t) * (size_t) need);
+	m->sym_cap = need;
+}
+
+void
+mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
+						 bool has_best, const bool *var_true, MrSymbolicStep *out)
+{
+	const MrInst *insts = m->prog->insts;
+	int64_t		i;
+
+	/* row 1: neither the partition's first row nor its end */
+	mr_matcher_reset(m, 1);
+
+	/*
+	 * The threads as the previous step parked them, with the per-position
+	 * marks that step left (the new start below is merged against them).
+	 * A thread's start is its index in the extended list, so every thread
+	 * this step parks or accepts names the one it descends from.
+	 */
+	grow_list(&m->clist, &m->ccap, n > 0 ? n : 1);
+	for (i = 0; i < n; i++)
+	{
+		Thread	   *t = &m->clist[i];
+
+		m->pstamp[pcs[i]] = m->pgen;
+		t->pc = pcs[i];
+		t->start = i;
+		t->hist = NULL;
+		t->len = 0;
+		t->begun = NULL;
+		t->nbegun = 0;
+	}
+	m->nc = n;
+	m->has_best = has_best;
+	out->empty_accept = false;
+
+	/* as mr_matcher_feed(): the new start, appended with the lowest priority */
+	if (!has_best)
+	{
+		m->nn = 0;
+		out->empty_accept = closure_memo(m, 0, n, NULL, 0, 1);
+		grow_list(&m->clist, &m->ccap, m->nc + m->nn);
+		for (i = 0; i < m->nn; i++)
+		{
+			m->clist[m->nc + i] = m->nlist[i];
+			m->clist[m->nc + i].start = m->nc + i;
+		}
+		m->nc += m->nn;
+		m->nn = 0;
+	}
+	sym_reserve(m, m->nc + 1);
+	for (i = 0; i < m->nc; i++)
+		m->sym_ext[i] = m->clist[i].pc;
+	out->ext_n = (int32_t) m->nc;
+	out->ext_pcs = m->sym_ext;
+
+	/* consume the row */
+	m->pgen++;
+	if (m->pgen == 0)
+	{
+		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		m->pgen = 1;
+	}
+	m->nn = 0;
+	out->accept_src = -1;
+	for (i = 0; i < m->nc; i++)
+	{
+		Thread	   *t = &m->clist[i];
+		const MrInst *in = &insts[t->pc];
+
+		if (in->op == MR_OP_VAR && var_true[in->var])
+		{
+			MrHist	   *h = hist_push(m, t->hist, 1, in->var, in->excluded);
+			bool		accepted;
+
+			accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, 2);
+			hist_release(m, h);
+			if (accepted)
+			{
+				out->accept_src = (int32_t) i;
+				release_threads(m, m->clist, i, m->nc);
+				m->nc = 0;
+				break;
+			}
+		}
+		release_thread(m, t);
+	}
+	m->nc = 0;
+	sym_reserve(m, m->nn + 1);
+	for (i = 0; i < m->nn; i++)
+	{
+		m->sym_pcs[i] = m->nlist[i].pc;
+		m->sym_src[i] = (int32_t) m->nlist[i].start;
+	}
+	out->next_n = (int32_t) m->nn;
+	out->next_pcs = m->sym_pcs;
+	out->next_src = m->sym_src;
+	release_threads(m, m->nlist, 0, m->nn);
+	m->nn = 0;
 }

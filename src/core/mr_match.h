@@ -152,4 +152,39 @@ extern int64_t mr_matcher_expire_before(MrMatcher *m, int64_t pos);
 
 extern const MrMatcherStats *mr_matcher_stats(const MrMatcher *m);
 
+/*
+ * DFA construction for MR_DEDUP_STATE programs without ^ or $.
+ *
+ * Under MR_DEDUP_STATE the future of the thread list depends only on the
+ * ordered pcs of its threads and on whether a match is pending (which stops
+ * new starts), not on the threads' starts or labels, and the DEFINE outcome
+ * of a thread at a row depends only on its variable.  So one row step is a
+ * function of (pcs, has_best, which variables hold at the row), which a
+ * host can compute once and cache as a DFA transition, keeping the starts
+ * and the labels itself through the provenance this reports.
+ *
+ * mr_matcher_symbolic_step() runs exactly what mr_matcher_feed() would for
+ * a row other than the partition's first, on a list of threads parked at
+ * pcs[0..n-1] (in preference order, by the previous step), given
+ * var_true[v] for every variable.  The "extended list" is that list
+ * followed by the threads of the new start at this row (when no match is
+ * pending), in the order mr_matcher_feed() tries them.  Arrays point into
+ * the matcher and stay valid until its next call.  Use a matcher of its
+ * own: the call replaces its threads.
+ */
+typedef struct MrSymbolicStep
+{
+	int32_t		ext_n;
+	const int32_t *ext_pcs;		/* [ext_n] pcs of the extended list */
+	int32_t		next_n;
+	const int32_t *next_pcs;	/* [next_n] threads parked for the next row */
+	const int32_t *next_src;	/* [next_n] extended index each descends from */
+	bool		empty_accept;	/* the new start accepted the empty match */
+	int32_t		accept_src;		/* extended index that accepted, or -1 */
+} MrSymbolicStep;
+
+extern void mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
+									 bool has_best, const bool *var_true,
+									 MrSymbolicStep *out);
+
 #endif							/* MR_MATCH_H */

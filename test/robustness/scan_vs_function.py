@@ -4,8 +4,13 @@ custom scan and as the set-returning function
 (match_recognize.enable_custom_scan = off).  The two must return the same
 rows (as multisets) or fail with the same error.
 
-Usage: scan_vs_function.py [SEED] [COUNT]   (PG* variables name the server)
+Usage: scan_vs_function.py [SEED] [COUNT] [dfa]   (PG* variables name the server)
 Uses its own database, mr_scan_diff, dropped at the end.
+
+With "dfa", the queries are the kind the node runs as a cached DFA (no ^, $
+or WITHIN; every DEFINE compares a column of the row with itself or a
+physical PREV/NEXT of it) over more rows, so that mode meets the function's
+general matcher.
 """
 import random
 import re
@@ -13,6 +18,8 @@ import subprocess
 import sys
 
 DB = 'mr_scan_diff'
+DFA = len(sys.argv) > 3 and sys.argv[3] == 'dfa'
+ROWS = 300 if DFA else 60
 
 
 def psql(db, sql):
@@ -30,10 +37,10 @@ CREATE EXTENSION match_recognize;
 CREATE TABLE t AS SELECT (ARRAY['X','Y',NULL])[1 + g % 3] AS symbol,
   CASE WHEN g % 11 = 0 THEN NULL ELSE g END AS ts,
   CASE WHEN g % 7 = 0 THEN NULL ELSE (g * 37) % 13 END AS price
-  FROM generate_series(1, 60) g;
+  FROM generate_series(1, ROWS) g;
 CREATE INDEX ON t (symbol, ts);
 ANALYZE t;
-""")
+""".replace('ROWS', str(ROWS)))
 if r.returncode != 0:
     print(r.stderr)
     sys.exit(2)
@@ -54,7 +61,7 @@ def pat(d=0):
     elif k == 4:
         s = 'PERMUTE(' + pat(d + 1) + ', ' + pat(d + 1) + ')'
     elif k == 5:
-        s = random.choice(['^', '$', '()'])
+        s = random.choice(['()', 'A', 'B'] if DFA else ['^', '$', '()'])
     else:
         s = '{- ' + pat(d + 1) + ' -}'
     return s + random.choice(['', '', '*', '+', '?', '*?', '+?', '??', '{2}', '{1,3}', '{0,2}?', '{2,}'])
@@ -75,6 +82,12 @@ def measure():
 
 
 def cond(v):
+    if DFA:
+        return random.choice(['%s.price > PREV(%s.price)' % (v, v), '%s.price < PREV(%s.price)' % (v, v),
+                              '%s.price >= NEXT(%s.price)' % (v, v), 'true',
+                              '%s.price <> PREV(%s.price, 2)' % (v, v), '%s.ts < NEXT(%s.ts)' % (v, v),
+                              '%s.price = PREV(%s.price)' % (v, v),
+                              '%s.price <= NEXT(%s.price, 3)' % (v, v)])
     return random.choice(['%s.price > PREV(%s.price)' % (v, v), '%s.price < PREV(%s.price)' % (v, v),
                           '%s.price >= NEXT(%s.price)' % (v, v), 'true', '%s.price %% 2 = 0' % v,
                           '%s.price > FIRST(A.price)' % v, 'count(*) < 4', '%s.ts IS NOT NULL' % v])
@@ -91,7 +104,7 @@ for it in range(count):
                          'ALL ROWS PER MATCH OMIT EMPTY MATCHES', 'ALL ROWS PER MATCH WITH UNMATCHED ROWS'])
     skip = random.choice(['PAST LAST ROW', 'TO NEXT ROW', 'TO FIRST A', 'TO LAST B', 'TO U'])
     sub = 'SUBSET U = (A, B)' if 'A' in used and 'B' in used else ''
-    within = random.choice(['', '', 'WITHIN 3'])
+    within = '' if DFA else random.choice(['', '', 'WITHIN 3'])
     where = random.choice(['', '', " WHERE m.symbol = 'X'", ' WHERE m.symbol IS NULL'])
     q = ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts MEASURES %s %s "
          "AFTER MATCH SKIP %s PATTERN (%s) %s %s %s) AS m%s"
