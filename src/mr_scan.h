@@ -56,6 +56,7 @@ typedef struct MrScanPath
 
 /* GUC match_recognize.enable_custom_scan (mr_scan_path.c) */
 extern bool mr_enable_custom_scan;
+extern bool mr_enable_dfa;
 
 /* mr_scan_path.c */
 extern void mr_scan_init(void);

@@ -144,7 +144,8 @@ mr_scan_start_runtime(MrScanState *st)
 	MemoryContext old = MemoryContextSwitchTo(st->rtcxt);
 
 	st->rt = mr_runtime_create(st->q, mr_scan_emit, st);
-	mr_runtime_use_dfa(st->rt);
+	if (mr_enable_dfa)
+		mr_runtime_use_dfa(st->rt);
 	MemoryContextSwitchTo(old);
 	st->input_done = false;
 	st->nqueue = st->qpos = 0;

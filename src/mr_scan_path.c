@@ -54,6 +54,7 @@
 #include "mr_scan.h"
 
 bool		mr_enable_custom_scan = true;
+bool		mr_enable_dfa = false;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
@@ -543,6 +544,13 @@ mr_scan_init(void)
 							 "When off, or when the call cannot use the node, the set-returning function runs instead.",
 							 &mr_enable_custom_scan,
 							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("match_recognize.enable_dfa",
+							 "Runs path-independent patterns in the MatchRecognize node as a cached automaton (experimental).",
+							 "Off by default: a crash and a wrong AFTER MATCH SKIP error were found in this mode and are not fixed yet.",
+							 &mr_enable_dfa,
+							 false,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	RegisterCustomScanMethods(&mr_scan_plan_methods);

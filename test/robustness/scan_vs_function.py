@@ -5,6 +5,11 @@ custom scan and as the set-returning function
 rows (as multisets) or fail with the same error.
 
 Usage: scan_vs_function.py [SEED] [COUNT] [dfa]   (PG* variables name the server)
+
+The ORDER BY is total (ts, then a unique id): rows tying on the ORDER BY
+keys come in an order that is only stable for a given plan, and the node
+and the function may plan their input differently (a WHERE on a partition
+column is pushed into the node's input).
 Uses its own database, mr_scan_diff, dropped at the end.
 
 With "dfa", the queries are the kind the node runs as a cached DFA (no ^, $
@@ -36,7 +41,8 @@ r = psql(DB, """
 CREATE EXTENSION match_recognize;
 CREATE TABLE t AS SELECT (ARRAY['X','Y',NULL])[1 + g % 3] AS symbol,
   CASE WHEN g % 11 = 0 THEN NULL ELSE g END AS ts,
-  CASE WHEN g % 7 = 0 THEN NULL ELSE (g * 37) % 13 END AS price
+  CASE WHEN g % 7 = 0 THEN NULL ELSE (g * 37) % 13 END AS price,
+  g AS id
   FROM generate_series(1, ROWS) g;
 CREATE INDEX ON t (symbol, ts);
 ANALYZE t;
@@ -106,7 +112,7 @@ for it in range(count):
     sub = 'SUBSET U = (A, B)' if 'A' in used and 'B' in used else ''
     within = '' if DFA else random.choice(['', '', 'WITHIN 3'])
     where = random.choice(['', '', " WHERE m.symbol = 'X'", ' WHERE m.symbol IS NULL'])
-    q = ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts MEASURES %s %s "
+    q = ("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts, id MEASURES %s %s "
          "AFTER MATCH SKIP %s PATTERN (%s) %s %s %s) AS m%s"
          % (meas, rpm, skip, p, within, sub, ('DEFINE ' + defs) if defs else '', where))
     r = psql(DB, "SELECT match_recognize_sql($q$%s$q$)" % q)
@@ -128,6 +134,10 @@ for it in range(count):
     if 'timeout' in str(out[0][0]) or 'timeout' in str(out[1][0]):
         continue
     compared += 1
+    # both failing is agreement: with a WHERE pushed into the node's input
+    # the node may meet a different error in a different partition first
+    if out[0][0] and out[1][0]:
+        continue
     if out[0] != out[1]:
         failed += 1
         print('DIFFERENT:', q)
