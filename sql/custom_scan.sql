@@ -122,6 +122,70 @@ SELECT (SELECT count(*) FROM cs_node) AS node_rows,
        (SELECT count(*) FROM (SELECT * FROM cs_node EXCEPT ALL SELECT * FROM cs_srf) d) AS only_node,
        (SELECT count(*) FROM (SELECT * FROM cs_srf EXCEPT ALL SELECT * FROM cs_node) d) AS only_srf;
 
+-- the automaton (match_recognize.enable_dfa): path-independent patterns
+-- over int columns; it must return what the general matcher and the
+-- function return, including exclusion and empty loop iterations
+CREATE TABLE cs_auto AS
+SELECT (ARRAY['X','Y',NULL])[1 + g % 3] AS symbol,
+       CASE WHEN g % 11 = 0 THEN NULL ELSE g END AS ts,
+       CASE WHEN g % 7 = 0 THEN NULL ELSE (g * 37) % 13 END AS price,
+       g AS id
+FROM generate_series(1, 300) g;
+CREATE FUNCTION cs_auto_compare(pattern text, rpm text, skip text, defs text,
+                                OUT automaton bigint, OUT general bigint, OUT func bigint,
+                                OUT automaton_only bigint, OUT general_only bigint, OUT func_only bigint)
+LANGUAGE plpgsql AS $f$
+DECLARE
+  q text := format($q$SELECT * FROM match_recognize(%L) AS m(%s)$q$,
+    format('cs_auto MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts, id
+            MEASURES count(*) AS m0, CLASSIFIER() AS m1, LAST(A.price) AS m2
+            %s AFTER MATCH SKIP %s PATTERN (%s) DEFINE %s)', rpm, skip, pattern, defs),
+    CASE WHEN rpm LIKE 'ONE%' THEN 'symbol text, m0 bigint, m1 text, m2 int'
+         ELSE 'symbol text, ts int, id int, m0 bigint, m1 text, m2 int, price int' END);
+BEGIN
+  SET LOCAL client_min_messages = warning;
+  DROP TABLE IF EXISTS cs_a, cs_g, cs_f;
+  SET LOCAL match_recognize.enable_dfa = on;
+  EXECUTE 'CREATE TEMP TABLE cs_a AS ' || q;
+  SET LOCAL match_recognize.enable_dfa = off;
+  EXECUTE 'CREATE TEMP TABLE cs_g AS ' || q;
+  SET LOCAL match_recognize.enable_custom_scan = off;
+  EXECUTE 'CREATE TEMP TABLE cs_f AS ' || q;
+  SELECT count(*) INTO automaton FROM cs_a;
+  SELECT count(*) INTO general FROM cs_g;
+  SELECT count(*) INTO func FROM cs_f;
+  SELECT count(*) INTO automaton_only FROM (SELECT * FROM cs_a EXCEPT ALL SELECT * FROM cs_f) d;
+  SELECT count(*) INTO general_only FROM (SELECT * FROM cs_g EXCEPT ALL SELECT * FROM cs_f) d;
+  SELECT count(*) INTO func_only FROM (SELECT * FROM cs_f EXCEPT ALL SELECT * FROM cs_a) d;
+END $f$;
+SELECT * FROM cs_auto_compare('{- A+ -}*', 'ALL ROWS PER MATCH', 'PAST LAST ROW',
+                              'A AS A.price < PREV(A.price)');
+SELECT * FROM cs_auto_compare('B A+ C+', 'ALL ROWS PER MATCH WITH UNMATCHED ROWS', 'TO LAST C',
+                              'A AS A.price < PREV(A.price), C AS C.price > PREV(C.price)');
+SELECT * FROM cs_auto_compare('(A | B)* C', 'ONE ROW PER MATCH', 'TO NEXT ROW',
+                              'A AS A.price <= NEXT(A.price), B AS B.price <> PREV(B.price, 2), C AS C.price > PREV(C.price)');
+SELECT * FROM cs_auto_compare('PERMUTE(A, B?) C*?', 'ALL ROWS PER MATCH OMIT EMPTY MATCHES', 'PAST LAST ROW',
+                              'A AS A.ts < NEXT(A.ts), B AS B.price > PREV(B.price)');
+-- EXPLAIN says which matcher runs
+EXPLAIN (COSTS OFF)
+SELECT * FROM match_recognize($$ cs_auto MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts, id
+    MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS B.price < PREV(B.price)) $$) AS m(symbol text, n bigint);
+SET match_recognize.enable_dfa = off;
+EXPLAIN (COSTS OFF)
+SELECT * FROM match_recognize($$ cs_auto MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts, id
+    MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS B.price < PREV(B.price)) $$) AS m(symbol text, n bigint);
+RESET match_recognize.enable_dfa;
+-- a DEFINE the automaton cannot take (reads another variable): general
+EXPLAIN (COSTS OFF)
+SELECT * FROM match_recognize($$ cs_auto MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts, id
+    MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS B.price < A.price) $$) AS m(symbol text, n bigint);
+-- EXPLAIN ANALYZE counts the automaton's states
+SELECT line FROM cs_explain($$SELECT * FROM match_recognize($q$ cs_auto MATCH_RECOGNIZE (PARTITION BY symbol ORDER BY ts, id
+    MEASURES count(*) AS n PATTERN (A B+) DEFINE B AS B.price < PREV(B.price)) $q$) AS m(symbol text, n bigint)$$, true) AS line
+WHERE line ~ 'Matcher|Automaton|Rows Read|Matches';
+DROP FUNCTION cs_auto_compare(text, text, text, text);
+DROP TABLE cs_auto;
+
 -- a non-constant argument: the set-returning function runs (fallback)
 EXPLAIN (COSTS OFF)
 SELECT * FROM match_recognize(cs_vshape()) AS m(symbol text, start_ts int, bottom_ts int, end_ts int, n int8);

@@ -35,6 +35,7 @@
 #include "utils/typcache.h"
 
 #include "match_recognize.h"
+#include "mr_dfa.h"
 #include "mr_exec.h"
 
 /*
@@ -49,64 +50,20 @@ typedef struct MrRow
 	bool	   *nulls;
 	char	   *byref;			/* copies of the by-reference values, or NULL */
 	struct MrRow *next_free;
-	struct DfaTrans *trans;		/* DFA mode: the step that consumed this row */
+	const MrDfaTrans *trans;	/* DFA mode: the step that consumed this row */
 	uint32		mask;			/* DFA mode: DEFINE bitmask | DFA_MASK_KNOWN, or 0 */
 } MrRow;
 
 #define DFA_MASK_KNOWN 0x80000000u
 
 /*
- * DFA mode (see mr_match.h, mr_matcher_symbolic_step): for an MR_DEDUP_STATE
- * program without ^, $ or WITHIN whose DEFINEs are all inline comparisons of
- * the current row's columns (and physical PREV/NEXT), every variable's
- * DEFINE is computed once per row into a bitmask and the thread list
- * advances by a cached transition "(pcs, match pending) x mask -> next
- * state".  The runtime keeps the threads' starts itself; each row remembers
- * the transition that consumed it, and each transition says which thread of
- * the previous state every new thread descends from, so the labels of a
- * decided match are read back from its last row to its first.
+ * DFA mode (mr_dfa.h): for a query whose pattern the automaton supports,
+ * under MR_DEDUP_STATE, without WITHIN, and whose DEFINEs are all inline
+ * comparisons of the current row's columns (and physical PREV/NEXT), every
+ * variable's DEFINE is computed once per row into a bitmask (row->mask) and
+ * the search advances by one cached transition per row (row->trans), from
+ * which a decided match's labels are read back.
  */
-#define DFA_MAX_VARS 6			/* masks index a table of 1 << nvars */
-#define DFA_MAX_VAR_PCS 6		/* bounds the states: ordered subsets of VAR pcs */
-#define DFA_STARTS 8			/* thread starts kept, >= DFA_MAX_VAR_PCS + 1 */
-#define DFA_NEW (DFA_STARTS - 1)	/* the slot holding the current row */
-#define DFA_HASH_SIZE 1024
-
-typedef struct DfaState
-{
-	int32		n;				/* threads, in preference order */
-	int32	   *pcs;			/* [n] */
-	bool		has_best;		/* a match is pending (no new starts) */
-	bool		decided;		/* no thread left and a match pending */
-	int32		ext_n;			/* extended list (mr_match.h); -1 until known */
-	int32	   *ext_pcs;
-	struct DfaState *hnext;		/* hash chain */
-	struct DfaTrans *trans[FLEXIBLE_ARRAY_MEMBER];	/* [1 << nvars], built lazily */
-} DfaState;
-
-typedef struct DfaTrans
-{
-	DfaState   *from;
-	DfaState   *to;
-	int32	   *src;			/* [to->n] extended index of each new thread */
-	int32	   *var;			/* [to->n] the label it gave this row */
-	bool	   *excl;			/* [to->n] and whether that label is excluded */
-	int32		accept_src;		/* extended index that accepted, or -1 */
-	int32		accept_var;		/* the label the accepting thread gave this row */
-	bool		accept_excl;
-	bool		empty_accept;	/* the new start accepted the empty match */
-
-	/*
-	 * The same for the per-row loop, without branches on the data: thread
-	 * j of `to` starts where thread map[j] of `from` started, DFA_NEW being
-	 * the row itself (a new start); entries past to->n are DFA_NEW too.
-	 * accept_map is where the accepting thread started (DFA_NEW if none).
-	 */
-	uint8		map[DFA_STARTS];
-	uint8		accept_map;
-	uint8		to_n;			/* to->n */
-	bool		accepts;		/* accept_src >= 0 */
-} DfaTrans;
 
 
 struct MrRuntime
@@ -192,29 +149,15 @@ struct MrRuntime
 
 	bool		degrade_skip;	/* streaming: invalid skip targets degrade */
 
-	/* DFA mode (see DfaState) */
+	/* DFA mode (see MrRow) */
 	bool		dfa_ok;			/* the query qualifies */
 	bool		dfa;			/* and the caller asked for it */
-	MrMatcher  *dfa_builder;	/* scratch matcher for symbolic steps */
-	DfaState  **dfa_hash;
-	int64		dfa_nstates;
-	DfaState   *dfa_cur;
-	DfaState   *dfa_initial;	/* no thread, no pending match */
-	int64	   *dfa_starts;		/* [DFA_STARTS] start of each thread */
-	int64	   *dfa_nstarts;
-	int64		dfa_pos;		/* next row to feed */
-	bool		dfa_finished;
-	int64		dfa_best_start;
-	int64		dfa_best_end;
-	int64		dfa_best_row;	/* row whose step accepted; -1: empty match */
-	int32		dfa_best_src;
+	MrDfa	   *dfa_auto;		/* the automaton, shared by all partitions */
+	MrDfaRun	dfa_search;		/* the current search */
 	int32	   *dfa_vars;		/* labels of the decided match */
 	bool	   *dfa_excl;
 	int64		dfa_out_cap;
-	bool	   *dfa_var_true;	/* scratch for building */
-	uint64		dfa_steps;
 	uint64		dfa_define_calls;
-	int64		dfa_peak;
 	int			dfa_ndefines;
 	struct DfaCond *dfa_conds;	/* [dfa_nconds] */
 	int			dfa_nconds;
@@ -1470,96 +1413,6 @@ drive(MrRuntime *rt)
 
 /* ---------- DFA mode ---------- */
 
-static uint32
-dfa_hash_pcs(const int32 *pcs, int32 n, bool has_best)
-{
-	uint32		h = has_best ? 0x9e3779b9 : 0x7f4a7c15;
-	int32		i;
-
-	for (i = 0; i < n; i++)
-		h = (h ^ (uint32) pcs[i]) * 16777619u;
-	return h ^ (uint32) n;
-}
-
-/* the interned state for (pcs, has_best) */
-static DfaState *
-dfa_state(MrRuntime *rt, const int32 *pcs, int32 n, bool has_best)
-{
-	uint32		h = dfa_hash_pcs(pcs, n, has_best) & (DFA_HASH_SIZE - 1);
-	DfaState   *st;
-
-	for (st = rt->dfa_hash[h]; st; st = st->hnext)
-		if (st->n == n && st->has_best == has_best &&
-			memcmp(st->pcs, pcs, sizeof(int32) * n) == 0)
-			return st;
-	st = MemoryContextAllocZero(rt->cxt, offsetof(DfaState, trans) +
-								sizeof(DfaTrans *) * ((Size) 1 << rt->q->clause->nvars));
-	st->n = n;
-	st->pcs = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(n, 1));
-	memcpy(st->pcs, pcs, sizeof(int32) * n);
-	st->has_best = has_best;
-	st->decided = n == 0 && has_best;
-	st->ext_n = -1;
-	st->hnext = rt->dfa_hash[h];
-	rt->dfa_hash[h] = st;
-	rt->dfa_nstates++;
-	if (mr_max_threads > 0 && n > mr_max_threads)
-		too_many_threads();
-	return st;
-}
-
-static DfaTrans *
-dfa_build(MrRuntime *rt, DfaState *from, uint32 mask)
-{
-	const MrInst *insts = rt->q->program->insts;
-	MrSymbolicStep ss;
-	DfaTrans   *t;
-	int			v,
-				k;
-	MemoryContext old;
-
-	for (v = 0; v < rt->q->clause->nvars; v++)
-		rt->dfa_var_true[v] = (mask >> v) & 1;
-	old = MemoryContextSwitchTo(rt->cxt);
-	mr_matcher_symbolic_step(rt->dfa_builder, from->pcs, from->n, from->has_best,
-							 rt->dfa_var_true, &ss);
-	MemoryContextSwitchTo(old);
-	if (from->ext_n < 0)
-	{
-		from->ext_pcs = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(ss.ext_n, 1));
-		memcpy(from->ext_pcs, ss.ext_pcs, sizeof(int32) * ss.ext_n);
-		from->ext_n = ss.ext_n;
-	}
-	t = MemoryContextAlloc(rt->cxt, sizeof(DfaTrans));
-	t->from = from;
-	t->src = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(ss.next_n, 1));
-	memcpy(t->src, ss.next_src, sizeof(int32) * ss.next_n);
-	t->var = MemoryContextAlloc(rt->cxt, sizeof(int32) * Max(ss.next_n, 1));
-	t->excl = MemoryContextAlloc(rt->cxt, sizeof(bool) * Max(ss.next_n, 1));
-	for (k = 0; k < ss.next_n; k++)
-	{
-		const MrInst *in = &insts[ss.ext_pcs[ss.next_src[k]]];
-
-		t->var[k] = in->var;
-		t->excl[k] = in->excluded;
-	}
-	t->accept_src = ss.accept_src;
-	t->accept_var = ss.accept_src >= 0 ? insts[ss.ext_pcs[ss.accept_src]].var : -1;
-	t->accept_excl = ss.accept_src >= 0 ? insts[ss.ext_pcs[ss.accept_src]].excluded : false;
-	t->empty_accept = ss.empty_accept;
-	for (k = 0; k < DFA_STARTS; k++)
-		t->map[k] = (k < ss.next_n && ss.next_src[k] < from->n) ? ss.next_src[k] : DFA_NEW;
-	t->accepts = ss.accept_src >= 0;
-	t->to_n = ss.next_n;
-	t->accept_map = (t->accepts && ss.accept_src < from->n) ? ss.accept_src : DFA_NEW;
-	t->to = dfa_state(rt, ss.next_pcs, ss.next_n,
-					  from->has_best || ss.empty_accept || ss.accept_src >= 0);
-	if (t->to->n > rt->dfa_peak)
-		rt->dfa_peak = t->to->n;
-	from->trans[mask] = t;
-	return t;
-}
-
 /* 1 when the condition holds for a and b, else 0, without branching on it */
 static inline uint32
 dfa_test(const DfaCond *dc, Datum a, Datum b)
@@ -1692,34 +1545,42 @@ dfa_mask_simple(MrRuntime *rt, const MrRow *row)
 	return mask;
 }
 
-static void
+/* start a search at row pos */
+static inline void
 dfa_reset(MrRuntime *rt, int64 pos)
 {
-	rt->dfa_cur = rt->dfa_initial;
-	rt->dfa_pos = pos;
-	rt->dfa_finished = false;
+	mr_dfa_run_reset(&rt->dfa_search, mr_dfa_initial(rt->dfa_auto), pos);
+}
+
+/* the transition of the current state under mask, built on first use */
+static pg_noinline const MrDfaTrans *
+dfa_build(MrRuntime *rt, uint32 mask)
+{
+	MemoryContext old = MemoryContextSwitchTo(rt->cxt);
+	const MrDfaTrans *t = mr_dfa_build(rt->dfa_auto, rt->dfa_search.cur, mask);
+
+	MemoryContextSwitchTo(old);
+	if (t == NULL)
+		too_many_threads();
+	return t;
 }
 
 /*
- * Feed rows from dfa_pos up to (not including) `limit`, stopping early at a
- * decided match; as drive()'s feeding branch row by row.
+ * Feed rows from the search's position up to (not including) `limit`,
+ * stopping early at a decided match; as drive()'s feeding branch row by row.
  */
 static pg_attribute_always_inline void
 dfa_run(MrRuntime *rt, int64 limit)
 {
 	MrQuery    *q = rt->q;
-	DfaState   *cur = rt->dfa_cur;
-	int64		pos = rt->dfa_pos;
+	MrDfaRun   *r = &rt->dfa_search;
 	bool		unmatched_rows = q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED;
 
-	while (pos < limit)
+	while (r->pos < limit)
 	{
-		MrRow	   *row = row_at(rt, pos);
+		MrRow	   *row = row_at(rt, r->pos);
 		uint32		mask = row->mask;
-		DfaTrans   *t;
-		int64	   *starts = rt->dfa_starts,
-				   *nstarts = rt->dfa_nstarts;
-		int			j;
+		const MrDfaTrans *t;
 		int64		earliest,
 					keep;
 
@@ -1727,76 +1588,46 @@ dfa_run(MrRuntime *rt, int64 limit)
 		if (!(mask & DFA_MASK_KNOWN))
 		{
 			/* once per row: a re-fed row (after a skip) keeps it */
-			mask = dfa_mask(rt, pos, row);
+			mask = dfa_mask(rt, r->pos, row);
 			row->mask = mask | DFA_MASK_KNOWN;
 			rt->dfa_define_calls += rt->dfa_ndefines;
 		}
 		mask &= ~DFA_MASK_KNOWN;
-		t = cur->trans[mask];
+		t = r->cur->trans[mask];
 		if (unlikely(t == NULL))
-			t = dfa_build(rt, cur, mask);
+			t = dfa_build(rt, mask);
 		row->trans = t;
-		cur = t->to;
-		starts[DFA_NEW] = pos;	/* a new start begins at this row */
-		/* the usual few threads without a loop (map[] is padded) */
-		nstarts[0] = starts[t->map[0]];
-		nstarts[1] = starts[t->map[1]];
-		nstarts[2] = starts[t->map[2]];
-		nstarts[3] = starts[t->map[3]];
-		for (j = 4; j < t->to_n; j++)
-			nstarts[j] = starts[t->map[j]];
-		if (t->accepts)
-		{
-			rt->dfa_best_start = starts[t->accept_map];
-			rt->dfa_best_end = pos + 1;
-			rt->dfa_best_row = pos;
-			rt->dfa_best_src = t->accept_src;
-		}
-		else if (t->empty_accept)
-		{
-			rt->dfa_best_start = rt->dfa_best_end = pos;
-			rt->dfa_best_row = -1;
-		}
-		rt->dfa_starts = nstarts;
-		rt->dfa_nstarts = starts;
-		pos++;
-		rt->dfa_steps++;
+		mr_dfa_run_step(r, t);
 
 		/* rows no live thread starts at are unmatched */
-		if (cur->n > 0)
-			earliest = nstarts[0];
-		else if (cur->has_best)
-			earliest = rt->dfa_best_start;
-		else
-			earliest = pos;
-		if (!cur->decided)
+		earliest = mr_dfa_run_earliest(r);
+		if (!r->cur->decided)
 		{
 			if (unlikely(unmatched_rows))
-			{
-				rt->dfa_cur = cur;
-				rt->dfa_pos = pos;
 				emit_unmatched_upto(rt, earliest);
-			}
 			else if (earliest > rt->unmatched_from)
 				rt->unmatched_from = earliest;
 		}
 		keep = Min(rt->unmatched_from, earliest) - q->max_prev;
 		if (keep > rt->buf_first)
 			window_trim(rt, keep);
-		if (cur->decided)
+		if (r->cur->decided)
 			break;
 	}
-	rt->dfa_cur = cur;
-	rt->dfa_pos = pos;
+}
+
+static const MrDfaTrans *
+dfa_trans_at(void *arg, int64_t pos)
+{
+	return row_at((MrRuntime *) arg, pos)->trans;
 }
 
 /* the decided match, its labels read back through the rows' transitions */
 static void
 dfa_decided_match(MrRuntime *rt, MrMatch *m)
 {
-	int64		n = rt->dfa_best_end - rt->dfa_best_start;
-	int64		p;
-	int32		idx = rt->dfa_best_src;
+	const MrDfaRun *r = &rt->dfa_search;
+	int64		n = r->best_end - r->best_start;
 	int			v;
 
 	if (n > rt->dfa_out_cap)
@@ -1815,31 +1646,10 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
 	/* the last row of every variable comes with the walk (emit_match) */
 	for (v = 0; v < rt->q->clause->nvars; v++)
 		rt->last_row_of[v] = -1;
-	if (n > 0)
-	{
-		DfaTrans   *t = row_at(rt, rt->dfa_best_end - 1)->trans;
-		int64		start = rt->dfa_best_start;
-
-		rt->dfa_vars[n - 1] = t->accept_var;
-		rt->dfa_excl[n - 1] = t->accept_excl;
-		rt->last_row_of[t->accept_var] = rt->dfa_best_end - 1;
-		for (p = rt->dfa_best_end - 2; p >= start; p--)
-		{
-			int64	   *last;
-
-			/* idx: a thread of the state the step of row p led to */
-			t = row_at(rt, p)->trans;
-			Assert(idx < t->to->n);
-			rt->dfa_vars[p - start] = t->var[idx];
-			rt->dfa_excl[p - start] = t->excl[idx];
-			last = &rt->last_row_of[t->var[idx]];
-			*last = *last < 0 ? p : *last;
-			idx = t->src[idx];
-		}
-	}
+	mr_dfa_read_back(r, dfa_trans_at, rt, rt->dfa_vars, rt->dfa_excl, rt->last_row_of);
 	rt->last_rows_ready = true;
-	m->start = rt->dfa_best_start;
-	m->end = rt->dfa_best_end;
+	m->start = r->best_start;
+	m->end = r->best_end;
 	m->vars = rt->dfa_vars;
 	m->excluded = rt->dfa_excl;
 }
@@ -1848,38 +1658,35 @@ static void
 drive_dfa(MrRuntime *rt)
 {
 	MrQuery    *q = rt->q;
+	MrDfaRun   *r = &rt->dfa_search;
 
 	for (;;)
 	{
-		DfaState   *cur = rt->dfa_cur;
 		int64		limit;
 
 		CHECK_FOR_INTERRUPTS();
-		if (cur->n == 0)
+		if (mr_dfa_run_decided(r))
 		{
-			if (cur->has_best)
-			{
-				MrMatch		m;
+			MrMatch		m;
 
-				/* decided; MEASURES may look past the match end */
-				if (!rt->partition_ended && rt->nrows < rt->dfa_best_end + q->max_next)
-					break;
-				dfa_decided_match(rt, &m);
-				dfa_reset(rt, settle_match(rt, &m));
-				continue;
-			}
-			if (rt->dfa_finished)
-			{
-				/* finished without a match: everything left is unmatched */
-				emit_unmatched_upto(rt, rt->nrows);
+			/* MEASURES may look past the match end */
+			if (!rt->partition_ended && rt->nrows < r->best_end + q->max_next)
 				break;
-			}
+			dfa_decided_match(rt, &m);
+			dfa_reset(rt, settle_match(rt, &m));
+			continue;
+		}
+		if (mr_dfa_run_failed(r))
+		{
+			/* finished without a match: everything left is unmatched */
+			emit_unmatched_upto(rt, rt->nrows);
+			break;
 		}
 		/* DEFINE may read NEXT: feed a row once its successors are known */
 		limit = rt->nrows;
 		if (q->define_has_next && !rt->partition_ended)
 			limit -= q->max_next;
-		if (rt->dfa_pos < limit)
+		if (r->pos < limit)
 		{
 			dfa_run(rt, limit);
 			continue;
@@ -1887,36 +1694,23 @@ drive_dfa(MrRuntime *rt)
 		if (rt->partition_ended)
 		{
 			/* no $ in the pattern: the end settles every thread */
-			rt->dfa_cur = dfa_state(rt, NULL, 0, cur->has_best);
-			rt->dfa_finished = true;
+			mr_dfa_run_finish(r, rt->dfa_auto);
 			continue;
 		}
 		break;
 	}
 }
 
-/* does the query qualify for DFA mode (see DfaState)? */
+/* does the query qualify for DFA mode (see MrRow)? */
 static bool
 dfa_qualifies(MrRuntime *rt)
 {
 	MrQuery    *q = rt->q;
-	const MrProgram *prog = q->program;
-	int			nvarpcs = 0;
 	int			i,
 				k;
 
 	if (q->dedup != MR_DEDUP_STATE || q->within != NULL ||
-		prog->has_begin || prog->has_end ||
-		q->clause->nvars > DFA_MAX_VARS)
-		return false;
-	for (i = 0; i < prog->ninsts; i++)
-	{
-		if (prog->insts[i].op == MR_OP_BEGIN || prog->insts[i].op == MR_OP_END)
-			return false;
-		if (prog->insts[i].op == MR_OP_VAR)
-			nvarpcs++;
-	}
-	if (nvarpcs > DFA_MAX_VAR_PCS)
+		!mr_dfa_supports(q->program, q->clause->nvars))
 		return false;
 	for (i = 0; i < q->clause->nvars; i++)
 	{
@@ -2009,12 +1803,12 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 		start_partition(rt, slot);
 	rt->stats.rows_in++;
 	window_append(rt, slot);
-	if (rt->dfa_fast && rt->dfa_pos == rt->nrows - 1 &&
-		!(rt->dfa_cur->n == 0 && (rt->dfa_cur->has_best || rt->dfa_finished)))
+	if (rt->dfa_fast && rt->dfa_search.pos == rt->nrows - 1 &&
+		!mr_dfa_run_decided(&rt->dfa_search))
 	{
 		/* the usual row: one step, and nothing else to do unless decided */
 		dfa_run(rt, rt->nrows);
-		if (!(rt->dfa_cur->n == 0 && rt->dfa_cur->has_best))
+		if (!mr_dfa_run_decided(&rt->dfa_search))
 			return;
 	}
 	drive(rt);
@@ -2348,30 +2142,26 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 }
 
 /*
- * Run in DFA mode when the query qualifies (see DfaState); call before the
+ * Run in DFA mode when the query qualifies (see MrRow); call before the
  * first row.  Only the custom scan asks, so the function path
  * (mr_srf.c) stays an independent reference for it.
  */
+bool
+mr_runtime_uses_dfa(MrRuntime *rt)
+{
+	return rt->dfa;
+}
+
 void
 mr_runtime_use_dfa(MrRuntime *rt)
 {
-	MrMatcherOptions opts;
 	MemoryContext old;
 	int			i;
 
 	if (!rt->dfa_ok || rt->dfa || rt->in_partition)
 		return;
 	old = MemoryContextSwitchTo(rt->cxt);
-	memset(&opts, 0, sizeof(opts));
-	opts.dedup = MR_DEDUP_STATE;
-	opts.max_threads = 0;
-	opts.define = NULL;
-	rt->dfa_builder = mr_matcher_create(rt->q->program, &opts);
-	rt->dfa_hash = palloc0(sizeof(DfaState *) * DFA_HASH_SIZE);
-	StaticAssertStmt(DFA_STARTS >= DFA_MAX_VAR_PCS + 1, "DFA_STARTS too small");
-	rt->dfa_starts = palloc0(sizeof(int64) * DFA_STARTS);
-	rt->dfa_nstarts = palloc0(sizeof(int64) * DFA_STARTS);
-	rt->dfa_var_true = palloc0(sizeof(bool) * Max(rt->q->clause->nvars, 1));
+	rt->dfa_auto = mr_dfa_create(rt->q->program, rt->q->clause->nvars, mr_max_threads);
 	MemoryContextSwitchTo(old);
 	rt->dfa_conds = MemoryContextAllocZero(rt->cxt,
 										   sizeof(DfaCond) * Max(rt->q->clause->nvars, 1));
@@ -2452,7 +2242,6 @@ mr_runtime_use_dfa(MrRuntime *rt)
 	}
 	rt->dfa_prev_values = MemoryContextAllocZero(rt->cxt, sizeof(Datum) * Max(rt->q->natts, 1));
 	rt->dfa_prev_nulls = MemoryContextAllocZero(rt->cxt, sizeof(bool) * Max(rt->q->natts, 1));
-	rt->dfa_initial = dfa_state(rt, NULL, 0, false);
 	rt->dfa = true;
 	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next;
 	dfa_reset(rt, 0);
@@ -2543,9 +2332,14 @@ mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats)
 	const MrMatcherStats *ms = mr_matcher_stats(rt->matcher);
 
 	*stats = rt->stats;
-	stats->steps = ms->steps + rt->dfa_steps;
+	stats->steps = ms->steps + rt->dfa_search.steps;
 	stats->define_calls = ms->define_calls + rt->dfa_define_calls;
 	stats->merged = ms->merged;
-	stats->peak_threads = Max(ms->peak_threads, rt->dfa_peak);
+	stats->peak_threads = ms->peak_threads;
+	if (rt->dfa_auto)
+	{
+		stats->peak_threads = Max(stats->peak_threads, mr_dfa_peak_threads(rt->dfa_auto));
+		stats->automaton_states = mr_dfa_nstates(rt->dfa_auto);
+	}
 	stats->memo_hits = ms->memo_hits;
 }

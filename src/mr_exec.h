@@ -46,6 +46,7 @@ typedef struct MrRuntimeStats
 	int64		peak_threads;
 	int64		skip_degraded;	/* invalid AFTER MATCH SKIP targets degraded */
 	uint64		memo_hits;		/* matcher closures replayed, not walked */
+	int64		automaton_states;	/* DFA mode: states built */
 } MrRuntimeStats;
 
 /*
@@ -112,6 +113,9 @@ extern void mr_runtime_degrade_skip(MrRuntime *rt, bool degrade);
  * (a no-op otherwise); call right after mr_runtime_create().
  */
 extern void mr_runtime_use_dfa(MrRuntime *rt);
+
+/* does the runtime run as a cached DFA (after mr_runtime_use_dfa)? */
+extern bool mr_runtime_uses_dfa(MrRuntime *rt);
 
 /* release executor resources (sub-plans) */
 extern void mr_runtime_destroy(MrRuntime *rt);

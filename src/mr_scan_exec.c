@@ -183,8 +183,7 @@ mr_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	st->queue = palloc(sizeof(MrQueuedRow) * st->qcap);
 	MemoryContextSwitchTo(old);
 
-	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
-		return;
+	/* also under plain EXPLAIN, which says which matcher would run */
 	mr_scan_start_runtime(st);
 }
 
@@ -267,6 +266,7 @@ mr_scan_stop_runtime(MrScanState *st)
 	st->done_stats.merged += s.merged;
 	st->done_stats.peak_threads = Max(st->done_stats.peak_threads, s.peak_threads);
 	st->done_stats.memo_hits += s.memo_hits;
+	st->done_stats.automaton_states = Max(st->done_stats.automaton_states, s.automaton_states);
 	old = MemoryContextSwitchTo(st->rtcxt);
 	mr_runtime_destroy(st->rt);
 	MemoryContextSwitchTo(old);
@@ -381,6 +381,8 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	ExplainPropertyText("After Match Skip", skip_text(c), es);
 	if (c->has_within)
 		ExplainPropertyText("Within", span_text(q, c->within), es);
+	if (st->rt)
+		ExplainPropertyText("Matcher", mr_runtime_uses_dfa(st->rt) ? "automaton" : "general", es);
 
 	if (es->verbose)
 	{
@@ -415,5 +417,8 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Merged Threads", NULL, (int64) (s.merged + d->merged), es);
 		ExplainPropertyInteger("Peak Threads", NULL,
 							   Max(s.peak_threads, d->peak_threads), es);
+		if (mr_runtime_uses_dfa(st->rt))
+			ExplainPropertyInteger("Automaton States", NULL,
+								   Max(s.automaton_states, d->automaton_states), es);
 	}
 }

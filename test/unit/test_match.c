@@ -7,13 +7,15 @@
  * pattern tree in the standard's preference order (greedy/reluctant,
  * alternation order, PERMUTE order, leftmost start, no repeated empty loop
  * iteration).  Random patterns over random strings must give the same
- * matches, with every merging mode of the matcher.
+ * matches, with every merging mode of the matcher and, for the patterns it
+ * supports, with the cached automaton (mr_dfa.h).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mr_clause.h"
+#include "mr_dfa.h"
 #include "mr_match.h"
 #include "mr_program.h"
 #include "mr_test.h"
@@ -133,6 +135,84 @@ run_matcher(const MrClause *c, const char *input, MrDedup dedup, char *out, size
 		else
 			mr_matcher_finish(m);
 	}
+}
+
+/* ---------- the automaton under test: the same, one transition per row ---------- */
+
+static const MrDfaTrans *g_row_trans[64];
+
+static const MrDfaTrans *
+trans_at(void *arg, int64_t pos)
+{
+	(void) arg;
+	return g_row_trans[pos];
+}
+
+/*
+ * As run_matcher(), through mr_dfa.h the way the server drives it: a mask
+ * per row, one transition per row, labels read back.  Returns false when
+ * the automaton does not support the pattern.
+ */
+static bool
+run_dfa(const MrClause *c, const char *input, char *out, size_t outlen)
+{
+	MrError		err;
+	MrProgram  *prog;
+	MrDfa	   *dfa;
+	MrDfaRun	r;
+	size_t		used = 0;
+	int			len = (int) strlen(input);
+
+	memset(&err, 0, sizeof(err));
+	g_input = input;
+	g_len = len;
+	g_clause = c;
+	out[0] = '\0';
+	prog = mr_compile_pattern(c, 100000, &err);
+	if (!prog || !mr_dfa_supports(prog, c->nvars))
+		return false;
+	dfa = mr_dfa_create(prog, c->nvars, 0);
+	mr_dfa_run_reset(&r, mr_dfa_initial(dfa), 0);
+	for (;;)
+	{
+		if (mr_dfa_run_decided(&r))
+		{
+			int32_t		vars[64];
+			bool		excl[64];
+			int64_t		i;
+
+			mr_dfa_read_back(&r, trans_at, NULL, vars, excl, NULL);
+			used += (size_t) snprintf(out + used, outlen - used, "[%lld:", (long long) r.best_start);
+			for (i = 0; i < r.best_end - r.best_start; i++)
+				used += (size_t) snprintf(out + used, outlen - used, "%s%s",
+										  excl[i] ? "-" : "",
+										  c->vars[vars[i]].norm);
+			used += (size_t) snprintf(out + used, outlen - used, "]");
+			i = (r.best_end == r.best_start) ? r.best_start + 1 : r.best_end;
+			if (i > len)
+				break;
+			mr_dfa_run_reset(&r, mr_dfa_initial(dfa), i);
+			continue;
+		}
+		if (mr_dfa_run_failed(&r))
+			break;
+		if (r.pos < len)
+		{
+			uint32_t	mask = 0;
+			const MrDfaTrans *t;
+			int			v;
+
+			for (v = 0; v < c->nvars; v++)
+				if (row_matches(v, (int) r.pos))
+					mask |= (uint32_t) 1 << v;
+			t = mr_dfa_trans(dfa, r.cur, mask);
+			g_row_trans[r.pos] = t;
+			mr_dfa_run_step(&r, t);
+		}
+		else
+			mr_dfa_run_finish(&r, dfa);
+	}
+	return true;
 }
 
 /* ---------- the reference: backtracking over the pattern tree ---------- */
@@ -478,6 +558,35 @@ test_path_dependent(void)
 	MR_CHECK_INT(mt.end, 7);
 }
 
+/* the automaton's label read-back, including exclusion and empty iterations */
+static void
+test_dfa(void)
+{
+	static const char *const cases[][2] = {
+		{"{- A+ -}*", "xaax"},
+		{"({- A+ -}*)", "xax"},
+		{"A B+ C", "abbcabc"},
+		{"(A | B)* C", "abxabc"},
+		{"(A B | A)+?", "abaab"},
+		{"PERMUTE(A, B?)", "baab"},
+	};
+	char		got[4096],
+				want[4096];
+	int			i;
+
+	for (i = 0; i < (int) (sizeof(cases) / sizeof(cases[0])); i++)
+	{
+		MrClause   *c = parse_pattern(cases[i][0]);
+
+		run_matcher(c, cases[i][1], MR_DEDUP_STATE, want, sizeof(want));
+		MR_CHECK(run_dfa(c, cases[i][1], got, sizeof(got)));
+		MR_CHECK_STR(got, want);
+		mr_standalone_free_all();
+	}
+	/* the case that once read a moved buffer: the accepting label */
+	MR_CHECK_STR(matches("({- A+ -}*)", "xax"), "[0:][1:-A][2:]");
+}
+
 static void
 test_thread_budget(void)
 {
@@ -604,6 +713,7 @@ test_differential(void)
 {
 	int			iter;
 	int			failures = 0;
+	int			dfa_compared = 0;
 
 	for (iter = 0; iter < mr_iterations; iter++)
 	{
@@ -613,6 +723,7 @@ test_differential(void)
 					i;
 		char		a[4096],
 					b[4096],
+					d[4096],
 					r[4096];
 		MrClause   *c;
 
@@ -635,15 +746,21 @@ test_differential(void)
 		}
 		run_matcher(c, input, MR_DEDUP_STATE, a, sizeof(a));
 		run_matcher(c, input, MR_DEDUP_NONE, b, sizeof(b));
-		if (strcmp(a, r) != 0 || strcmp(b, r) != 0)
+		if (!run_dfa(c, input, d, sizeof(d)))
+			strcpy(d, r);		/* not an automaton pattern */
+		else
+			dfa_compared++;
+		if (strcmp(a, r) != 0 || strcmp(b, r) != 0 || strcmp(d, r) != 0)
 		{
 			if (failures++ < 10)
-				fprintf(stderr, "pattern (%s) over \"%s\": reference %s, matcher %s, unmerged %s\n",
-						pat, input, r, a, b);
+				fprintf(stderr, "pattern (%s) over \"%s\": reference %s, matcher %s, unmerged %s, automaton %s\n",
+						pat, input, r, a, b, d);
 		}
 		mr_standalone_free_all();
 	}
 	MR_CHECK_INT(failures, 0);
+	/* the automaton took part in a good share of the cases */
+	MR_CHECK(dfa_compared > mr_iterations / 4);
 }
 
 /* the same with path-dependent conditions: only exact merging is allowed */
@@ -702,6 +819,7 @@ main(int argc, char **argv)
 	MR_RUN(test_alternation_and_permute);
 	MR_RUN(test_anchors_empty_exclusion);
 	MR_RUN(test_path_dependent);
+	MR_RUN(test_dfa);
 	MR_RUN(test_thread_budget);
 	MR_RUN(test_compile_limits);
 	MR_RUN(test_differential);
