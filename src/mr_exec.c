@@ -50,25 +50,65 @@ typedef struct MrRow
 	bool	   *nulls;
 	char	   *byref;			/* copies of the by-reference values, or NULL */
 	struct MrRow *next_free;
-	const MrDfaTrans *trans;	/* DFA mode: the step that consumed this row */
 	uint32		mask;			/* DFA mode: DEFINE bitmask | DFA_MASK_KNOWN, or 0 */
 } MrRow;
 
 #define DFA_MASK_KNOWN 0x80000000u
+#define DFA_TRIM_BATCH 32		/* rows released at once in DFA mode */
 
 /*
  * DFA mode (mr_dfa.h): for a query whose pattern the automaton supports,
  * under MR_DEDUP_STATE, without WITHIN, and whose DEFINEs are all inline
  * comparisons of the current row's columns (and physical PREV/NEXT), every
  * variable's DEFINE is computed once per row into a bitmask (row->mask) and
- * the search advances by one cached transition per row (row->trans), from
- * which a decided match's labels are read back.
+ * the search advances by one cached transition per row (remembered in
+ * ring_trans, beside the row), from which a decided match's labels are read
+ * back.
  */
 
 
 struct MrRuntime
 {
+	/*
+	 * What one input row touches comes first, together: between two rows
+	 * the child plan (an index scan walks heap and index pages) pushes
+	 * scattered state out of the L1 cache, and a row's work is bound by
+	 * how many cache lines it needs, not by its instructions.
+	 */
+	int64		nrows;
+	int64		buf_first;
+	int64		head;
+	int64		cap;
+	int64		needed_from;	/* rows before it are no longer needed (>= buf_first) */
+	int64		unmatched_from;
+	MrRow	  **ring;
+	const MrDfaTrans **ring_trans;	/* DFA mode: the step that consumed each row */
+	MrRow	   *free_rows;		/* recycled rows */
+	const MrRow *dfa_prev_row;	/* dfa_simple: the previous row (kept: max_prev >= 1) */
 	MrQuery    *q;
+	bool		in_partition;
+	bool		partition_ended;
+	bool		dfa_fast;		/* DFA, masks on append, no NEXT, no unmatched rows:
+								 * dfa_step_appended() */
+	bool		dfa_simple;		/* DFA, no DEFINE reads NEXT or before PREV(x, 1) */
+	bool		dfa_mask_on_append; /* DFA, no DEFINE reads NEXT */
+	bool		needed_byval;	/* the needed columns are all by value */
+	int			nneeded;
+	int			dfa_nconds;
+	uint32		dfa_true_mask;	/* variables without DEFINE */
+	int		   *needed;			/* [nneeded] the columns col_needed marks */
+	struct DfaCond *dfa_conds;	/* [dfa_nconds] */
+	Datum	   *part_values;
+	bool	   *part_nulls;
+	bool	   *part_bitwise;
+	uint64		dfa_define_calls;
+	int			dfa_ndefines;
+	MrRuntimeStats stats;
+	MrDfaRun	dfa_search;		/* the current search */
+	int			npartition;		/* q->npartition, at hand */
+	int			max_prev;		/* q->max_prev, at hand */
+	int		   *partition_cols; /* q->partition_cols, at hand */
+
 	MrEmitFn	emit;
 	void	   *emit_arg;
 
@@ -82,31 +122,17 @@ struct MrRuntime
 	ParamListInfo rowparams;	/* natts + 2 */
 
 	/* partition */
-	bool		in_partition;
-	bool		partition_ended;
-	Datum	   *part_values;
-	bool	   *part_nulls;
 	FmgrInfo   *part_eq;
 	Oid		   *part_coll;
 
 	/* row window: rows [buf_first, nrows) at ring[(head + i) % cap]; cap is a power of 2 */
-	MrRow	  **ring;
-	MrRow	   *free_rows;		/* recycled rows */
 	bool	   *col_needed;		/* [natts] columns any expression or output reads */
 	bool	   *col_byval;
 	int16	   *col_len;
 	bool		has_aggs;		/* any AGG slot */
-	int		   *needed;			/* [nneeded] the columns col_needed marks */
-	int			nneeded;
-	bool		needed_byval;	/* all of them by value */
-	int64		cap;
-	int64		head;
-	int64		buf_first;
-	int64		nrows;
 
 	MrMatcher  *matcher;
 	int64		match_number;
-	int64		unmatched_from;
 	int64		covered_upto;
 
 	/* DEFINE evaluation caches for path-independent variables */
@@ -130,11 +156,12 @@ struct MrRuntime
 	int		   *measure_column; /* and its column and physical offset */
 	int64	   *measure_offset;
 	bool		any_measure_last;
+	bool		all_measures_last;	/* every measure is a column at last_row_of */
+	int		   *outcol_part;	/* [noutcols] partition key index, or -1 */
 	bool		last_rows_known;	/* eval_measures may use last_row_of */
 	bool		last_rows_ready;	/* last_row_of is filled for the match being settled */
 
 	/* partition key comparison without fmgr, when bitwise equality is equality */
-	bool	   *part_bitwise;
 
 	/* aggregate states, one per AGG slot (created lazily) */
 	MrAggState **aggstates;
@@ -153,26 +180,12 @@ struct MrRuntime
 	bool		dfa_ok;			/* the query qualifies */
 	bool		dfa;			/* and the caller asked for it */
 	MrDfa	   *dfa_auto;		/* the automaton, shared by all partitions */
-	MrDfaRun	dfa_search;		/* the current search */
 	int32	   *dfa_vars;		/* labels of the decided match */
 	bool	   *dfa_excl;
 	int64		dfa_out_cap;
-	uint64		dfa_define_calls;
-	int			dfa_ndefines;
-	struct DfaCond *dfa_conds;	/* [dfa_nconds] */
-	int			dfa_nconds;
-	uint32		dfa_true_mask;	/* variables without DEFINE */
-	bool		dfa_mask_on_append; /* no DEFINE reads NEXT */
-	bool		dfa_simple;		/* ... and none reads before PREV(x, 1) */
-	Datum	   *dfa_prev_values;	/* dfa_simple: the previous row's columns */
-	bool	   *dfa_prev_nulls;
-	bool		dfa_prev_ok;	/* there is a previous row in the partition */
-	int		   *dfa_prev_cols;	/* [dfa_nprev] the columns read at PREV(x, 1) */
-	int			dfa_nprev;
-	bool		dfa_fast;		/* dfa && dfa_mask_on_append && no NEXT */
+	MrRow	   *dfa_null_row;	/* ... or this all-NULL one at a partition's start */
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 
-	MrRuntimeStats stats;
 };
 
 /*
@@ -213,7 +226,8 @@ typedef struct DfaCond
 {
 	int			var;			/* its bit in the mask */
 	int			col[2];
-	int64		off[2];
+	int32		off[2];
+	bool		prev[2];		/* dfa_simple: the operand is PREV(x, 1) */
 	FastType	type;
 	uint32		truth;			/* bit c + 1: holds when a compares c (-1, 0, 1) to b */
 } DfaCond;
@@ -231,7 +245,7 @@ typedef struct MatchView
 
 static void drive(MrRuntime *rt);
 static inline uint32 dfa_mask(MrRuntime *rt, int64 pos, MrRow *row);
-static inline uint32 dfa_mask_simple(MrRuntime *rt, const MrRow *row);
+static inline uint32 dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row);
 static Datum eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
 						  ParamListInfo params, bool *isnull);
 
@@ -244,16 +258,23 @@ row_at(MrRuntime *rt, int64 pos)
 	return rt->ring[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
 }
 
+/* DFA mode: where the transition that consumed row pos is remembered */
+static inline const MrDfaTrans **
+row_trans(MrRuntime *rt, int64 pos)
+{
+	Assert(pos >= rt->buf_first && pos < rt->nrows);
+	return &rt->ring_trans[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
+}
+
 static inline bool
 row_known(MrRuntime *rt, int64 pos)
 {
 	return pos >= rt->buf_first && pos < rt->nrows;
 }
 
-static void
+static MrRow *
 window_append(MrRuntime *rt, TupleTableSlot *slot)
 {
-	int			natts = rt->q->natts;
 	MrRow	   *row;
 	int64		count = rt->nrows - rt->buf_first;
 	Size		byref_size = 0;
@@ -263,12 +284,19 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 	{
 		int64		ncap = rt->cap * 2;
 		MrRow	  **nring;
+		const MrDfaTrans **ntrans;
 
 		nring = MemoryContextAlloc(rt->cxt, sizeof(MrRow *) * ncap);
+		ntrans = MemoryContextAlloc(rt->cxt, sizeof(MrDfaTrans *) * ncap);
 		for (i = 0; i < count; i++)
+		{
 			nring[i] = rt->ring[(rt->head + i) & (rt->cap - 1)];
+			ntrans[i] = rt->ring_trans[(rt->head + i) & (rt->cap - 1)];
+		}
 		pfree(rt->ring);
+		pfree(rt->ring_trans);
 		rt->ring = nring;
+		rt->ring_trans = ntrans;
 		rt->cap = ncap;
 		rt->head = 0;
 	}
@@ -277,18 +305,17 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		rt->free_rows = row->next_free;
 	else
 	{
-		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * natts);
+		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * rt->q->natts);
 		row->values = (Datum *) (row + 1);
-		row->nulls = (bool *) (row->values + natts);
+		row->nulls = (bool *) (row->values + rt->q->natts);
 		/* columns nothing reads stay NULL for the row's lifetime */
-		for (i = 0; i < natts; i++)
+		for (i = 0; i < rt->q->natts; i++)
 		{
 			row->values[i] = (Datum) 0;
 			row->nulls[i] = true;
 		}
 	}
 	row->byref = NULL;
-	row->trans = NULL;
 	row->mask = 0;
 	slot_getallattrs(slot);
 	if (rt->needed_byval)
@@ -304,7 +331,7 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 	}
 	else
 	{
-		for (i = 0; i < natts; i++)
+		for (i = 0; i < rt->q->natts; i++)
 		{
 			if (!rt->col_needed[i] || slot->tts_isnull[i])
 			{
@@ -323,7 +350,7 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		char	   *p = MemoryContextAlloc(rt->rowcxt, byref_size);
 
 		row->byref = p;
-		for (i = 0; i < natts; i++)
+		for (i = 0; i < rt->q->natts; i++)
 			if (!rt->col_byval[i] && !row->nulls[i])
 			{
 				Size		sz = datumGetSize(row->values[i], false, rt->col_len[i]);
@@ -337,7 +364,7 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 	rt->nrows++;
 	if (rt->dfa_simple)
 	{
-		row->mask = dfa_mask_simple(rt, row) | DFA_MASK_KNOWN;
+		row->mask = dfa_mask_simple(rt, slot, row) | DFA_MASK_KNOWN;
 		rt->dfa_define_calls += rt->dfa_ndefines;
 	}
 	else if (rt->dfa_mask_on_append)
@@ -346,8 +373,9 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		row->mask = dfa_mask(rt, rt->nrows - 1, row) | DFA_MASK_KNOWN;
 		rt->dfa_define_calls += rt->dfa_ndefines;
 	}
-	if (rt->nrows - rt->buf_first > rt->stats.max_rows_retained)
-		rt->stats.max_rows_retained = rt->nrows - rt->buf_first;
+	if (rt->nrows - rt->needed_from > rt->stats.max_rows_retained)
+		rt->stats.max_rows_retained = rt->nrows - rt->needed_from;
+	return row;
 }
 
 static void
@@ -355,6 +383,8 @@ window_trim(MrRuntime *rt, int64 keep_from)
 {
 	if (keep_from > rt->nrows)
 		keep_from = rt->nrows;
+	if (keep_from > rt->needed_from)
+		rt->needed_from = keep_from;
 	while (rt->buf_first < keep_from)
 	{
 		MrRow	   *row = rt->ring[rt->head];
@@ -375,6 +405,7 @@ window_clear(MrRuntime *rt)
 	rt->head = 0;
 	rt->buf_first = 0;
 	rt->nrows = 0;
+	rt->needed_from = 0;
 }
 
 /* ---------- row expressions ---------- */
@@ -994,6 +1025,33 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 	int			i,
 				k;
 
+	if (rt->last_rows_known && rt->all_measures_last)
+	{
+		/* the usual ONE ROW PER MATCH measures: columns of known rows */
+		const MrMatch *m = mv->m;
+
+		for (i = 0; i < q->clause->nmeasures; i++)
+		{
+			int			v = rt->measure_last_var[i];
+			int64		r = v == MR_MEASURE_UNIVERSAL ? m->end - 1 : rt->last_row_of[v];
+
+			if (r >= 0 && m->end > m->start)
+			{
+				r += rt->measure_offset[i];
+				if (row_known(rt, r))
+				{
+					MrRow	   *row = row_at(rt, r);
+
+					rt->measure_values[i] = row->values[rt->measure_column[i]];
+					rt->measure_nulls[i] = row->nulls[rt->measure_column[i]];
+					continue;
+				}
+			}
+			rt->measure_values[i] = (Datum) 0;
+			rt->measure_nulls[i] = true;
+		}
+		return;
+	}
 	for (i = 0; i < q->clause->nmeasures; i++)
 	{
 		MrLowered  *lw = q->measures[i];
@@ -1096,18 +1154,16 @@ emit_row(MrRuntime *rt, int64 pos, bool with_measures, const MrMatch *m)
 				rt->out_values[i] = row->values[oc->input_column];
 				rt->out_nulls[i] = row->nulls[oc->input_column];
 			}
-			else
+			else if (rt->outcol_part[i] >= 0)
 			{
 				/* ONE ROW PER MATCH: partition columns */
-				int			p;
-
+				rt->out_values[i] = rt->part_values[rt->outcol_part[i]];
+				rt->out_nulls[i] = rt->part_nulls[rt->outcol_part[i]];
+			}
+			else
+			{
+				rt->out_values[i] = (Datum) 0;
 				rt->out_nulls[i] = true;
-				for (p = 0; p < q->npartition; p++)
-					if (q->partition_cols[p] == oc->input_column)
-					{
-						rt->out_values[i] = rt->part_values[p];
-						rt->out_nulls[i] = rt->part_nulls[p];
-					}
 			}
 		}
 		else if (with_measures)
@@ -1488,60 +1544,40 @@ dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
 
 /*
  * dfa_mask() for a row being appended when every DEFINE operand is the row
- * itself or PREV(x, 1): the previous row's columns are kept at hand, so
- * the masks cost a few loads and compares.  Row 0 of a partition has no
- * previous row: a condition reading it is false, as in dfa_mask().
+ * itself or PREV(x, 1): the previous row is still in the window (max_prev
+ * >= 1 keeps it), so the masks cost a few loads and compares.  Row 0 of a
+ * partition reads an all-NULL row instead: a condition reading it is
+ * false, as in dfa_mask().
  */
 static inline uint32
-dfa_mask_simple(MrRuntime *rt, const MrRow *row)
+dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 {
 	uint32		mask = rt->dfa_true_mask;
-	const Datum *pv = rt->dfa_prev_values;
-	const bool *pn = rt->dfa_prev_nulls;
-	bool		pok = rt->dfa_prev_ok;
+	const Datum *values[2];
+	const bool *nulls[2];
 	int			k;
 
+	/*
+	 * The current row's operands come from the slot, not from the copy
+	 * just stored into `row`: reading back bytes that were only just
+	 * written can stall on store forwarding.
+	 */
+	values[0] = slot->tts_values;
+	nulls[0] = slot->tts_isnull;
+	values[1] = rt->dfa_prev_row->values;
+	nulls[1] = rt->dfa_prev_row->nulls;
 	for (k = 0; k < rt->dfa_nconds; k++)
 	{
 		const DfaCond *dc = &rt->dfa_conds[k];
 		int			c0 = dc->col[0],
 					c1 = dc->col[1];
-		Datum		a,
-					b;
-		bool		an,
-					bn;
+		int			s0 = dc->prev[0],
+					s1 = dc->prev[1];
 
-		if (dc->off[0] == 0)
-		{
-			a = row->values[c0];
-			an = row->nulls[c0];
-		}
-		else
-		{
-			a = pv[c0];
-			an = !pok || pn[c0];
-		}
-		if (dc->off[1] == 0)
-		{
-			b = row->values[c1];
-			bn = row->nulls[c1];
-		}
-		else
-		{
-			b = pv[c1];
-			bn = !pok || pn[c1];
-		}
-		if (!(an | bn))
-			mask |= dfa_test(dc, a, b) << dc->var;
+		if (!(nulls[s0][c0] | nulls[s1][c1]))
+			mask |= dfa_test(dc, values[s0][c0], values[s1][c1]) << dc->var;
 	}
-	for (k = 0; k < rt->dfa_nprev; k++)
-	{
-		int			c = rt->dfa_prev_cols[k];
-
-		rt->dfa_prev_values[c] = row->values[c];
-		rt->dfa_prev_nulls[c] = row->nulls[c];
-	}
-	rt->dfa_prev_ok = true;
+	rt->dfa_prev_row = row;
 	return mask;
 }
 
@@ -1596,7 +1632,7 @@ dfa_run(MrRuntime *rt, int64 limit)
 		t = r->cur->trans[mask];
 		if (unlikely(t == NULL))
 			t = dfa_build(rt, mask);
-		row->trans = t;
+		*row_trans(rt, r->pos) = t;
 		mr_dfa_run_step(r, t);
 
 		/* rows no live thread starts at are unmatched */
@@ -1608,18 +1644,54 @@ dfa_run(MrRuntime *rt, int64 limit)
 			else if (earliest > rt->unmatched_from)
 				rt->unmatched_from = earliest;
 		}
+		/*
+		 * Rows before keep are no longer needed; they are released in
+		 * batches, which keeps this branch predictable (a row kept a little
+		 * longer is still the partition's row, so nothing reads it wrongly).
+		 */
 		keep = Min(rt->unmatched_from, earliest) - q->max_prev;
-		if (keep > rt->buf_first)
+		rt->needed_from = Max(rt->needed_from, keep);
+		if (keep > rt->buf_first + DFA_TRIM_BATCH)
 			window_trim(rt, keep);
 		if (r->cur->decided)
 			break;
 	}
 }
 
-static const MrDfaTrans *
+/*
+ * dfa_run() for the usual row: the one just appended (whose mask is known),
+ * fed right away, no WITH UNMATCHED ROWS.  Returns true when a match is
+ * decided (drive_dfa() then settles it).
+ */
+static pg_attribute_always_inline bool
+dfa_step_appended(MrRuntime *rt, const MrRow *row)
+{
+	MrDfaRun   *r = &rt->dfa_search;
+	uint32		mask = row->mask & ~DFA_MASK_KNOWN;
+	const MrDfaTrans *t = r->cur->trans[mask];
+	int64		earliest,
+				keep;
+
+	if (unlikely(t == NULL))
+		t = dfa_build(rt, mask);
+	rt->ring_trans[(rt->head + (r->pos - rt->buf_first)) & (rt->cap - 1)] = t;
+	mr_dfa_run_step(r, t);
+	if (r->cur->decided)
+		return true;
+	earliest = mr_dfa_run_earliest(r);
+	rt->unmatched_from = Max(rt->unmatched_from, earliest);
+	/* as in dfa_run(): Min(unmatched_from, earliest) is earliest now */
+	keep = earliest - rt->max_prev;
+	rt->needed_from = Max(rt->needed_from, keep);
+	if (keep > rt->buf_first + DFA_TRIM_BATCH)
+		window_trim(rt, keep);
+	return false;
+}
+
+static inline const MrDfaTrans *
 dfa_trans_at(void *arg, int64_t pos)
 {
-	return row_at((MrRuntime *) arg, pos)->trans;
+	return *row_trans((MrRuntime *) arg, pos);
 }
 
 /* the decided match, its labels read back through the rows' transitions */
@@ -1722,7 +1794,9 @@ dfa_qualifies(MrRuntime *rt)
 			return false;
 		/* both operands read the candidate row (or PREV/NEXT of it) */
 		for (k = 0; k < 2; k++)
-			if (!in_set(&q->slots[fc->slot[k]].set, i))
+			if (!in_set(&q->slots[fc->slot[k]].set, i) ||
+				q->slots[fc->slot[k]].physical_offset < -PG_INT32_MAX / 2 ||
+				q->slots[fc->slot[k]].physical_offset > PG_INT32_MAX / 2)
 				return false;
 	}
 	return true;
@@ -1751,7 +1825,7 @@ start_partition(MrRuntime *rt, TupleTableSlot *slot)
 	MemoryContextSwitchTo(old);
 	if (rt->dfa)
 		dfa_reset(rt, 0);
-	rt->dfa_prev_ok = false;
+	rt->dfa_prev_row = rt->dfa_null_row;
 	rt->in_partition = true;
 	rt->partition_ended = false;
 	rt->match_number = 0;
@@ -1764,13 +1838,13 @@ start_partition(MrRuntime *rt, TupleTableSlot *slot)
 static bool
 same_partition(MrRuntime *rt, TupleTableSlot *slot)
 {
-	MrQuery    *q = rt->q;
 	int			i;
 
-	for (i = 0; i < q->npartition; i++)
+	/* the caller deformed every column */
+	for (i = 0; i < rt->npartition; i++)
 	{
-		bool		isnull;
-		Datum		d = slot_getattr(slot, q->partition_cols[i] + 1, &isnull);
+		bool		isnull = slot->tts_isnull[rt->partition_cols[i]];
+		Datum		d = slot->tts_values[rt->partition_cols[i]];
 
 		if (isnull != rt->part_nulls[i])
 			return false;
@@ -1792,6 +1866,8 @@ same_partition(MrRuntime *rt, TupleTableSlot *slot)
 void
 mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 {
+	MrRow	   *row;
+
 	slot_getallattrs(slot);		/* once, for the partition check and the window */
 	if (rt->in_partition && !same_partition(rt, slot))
 	{
@@ -1802,13 +1878,12 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 	if (!rt->in_partition)
 		start_partition(rt, slot);
 	rt->stats.rows_in++;
-	window_append(rt, slot);
+	row = window_append(rt, slot);
 	if (rt->dfa_fast && rt->dfa_search.pos == rt->nrows - 1 &&
 		!mr_dfa_run_decided(&rt->dfa_search))
 	{
 		/* the usual row: one step, and nothing else to do unless decided */
-		dfa_run(rt, rt->nrows);
-		if (!mr_dfa_run_decided(&rt->dfa_search))
+		if (!dfa_step_appended(rt, row))
 			return;
 	}
 	drive(rt);
@@ -1981,6 +2056,9 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->rowparams->params[q->natts].ptype = TEXTOID;
 	rt->rowparams->params[q->natts + 1].ptype = INT8OID;
 
+	rt->npartition = q->npartition;
+	rt->partition_cols = q->partition_cols;
+	rt->max_prev = q->max_prev;
 	rt->part_values = palloc0(sizeof(Datum) * Max(q->npartition, 1));
 	rt->part_nulls = palloc0(sizeof(bool) * Max(q->npartition, 1));
 	rt->part_eq = palloc0(sizeof(FmgrInfo) * Max(q->npartition, 1));
@@ -2017,6 +2095,7 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 
 	rt->cap = 64;
 	rt->ring = palloc(sizeof(MrRow *) * rt->cap);
+	rt->ring_trans = palloc0(sizeof(MrDfaTrans *) * rt->cap);
 	rt->col_needed = palloc0(sizeof(bool) * Max(q->natts, 1));
 	rt->col_byval = palloc0(sizeof(bool) * Max(q->natts, 1));
 	rt->col_len = palloc0(sizeof(int16) * Max(q->natts, 1));
@@ -2089,6 +2168,21 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 			rt->measure_column[i] = slot->row.column;
 			rt->measure_offset[i] = slot->physical_offset;
 		}
+	}
+	rt->all_measures_last = true;
+	for (i = 0; i < q->clause->nmeasures; i++)
+		if (rt->measure_last_var[i] == MR_MEASURE_NOT_LAST)
+			rt->all_measures_last = false;
+	rt->outcol_part = palloc(sizeof(int) * Max(q->noutcols, 1));
+	for (i = 0; i < q->noutcols; i++)
+	{
+		int			p;
+
+		rt->outcol_part[i] = -1;
+		for (p = 0; p < q->npartition; p++)
+			if (q->outcols[i].input_column >= 0 &&
+				q->partition_cols[p] == q->outcols[i].input_column)
+				rt->outcol_part[i] = p;
 	}
 	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
 	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
@@ -2184,7 +2278,7 @@ mr_runtime_use_dfa(MrRuntime *rt)
 			MrSlot	   *slot = &rt->q->slots[fc->slot[k]];
 
 			dc->col[k] = slot->row.column;
-			dc->off[k] = slot->physical_offset;
+			dc->off[k] = (int32) slot->physical_offset;
 		}
 		dc->type = fc->type;
 		switch (fc->cmp)
@@ -2220,30 +2314,21 @@ mr_runtime_use_dfa(MrRuntime *rt)
 		if (dc->off[0] < -1 || dc->off[0] > 0 || dc->off[1] < -1 || dc->off[1] > 0)
 			rt->dfa_simple = false;
 	}
-	rt->dfa_prev_cols = MemoryContextAllocZero(rt->cxt, sizeof(int) * 2 * Max(rt->dfa_nconds, 1));
 	for (i = 0; i < rt->dfa_nconds; i++)
 	{
-		int			k,
-					j;
-
-		for (k = 0; k < 2; k++)
-		{
-			int			c = rt->dfa_conds[i].col[k];
-			bool		seen = false;
-
-			if (rt->dfa_conds[i].off[k] != -1)
-				continue;
-			for (j = 0; j < rt->dfa_nprev; j++)
-				if (rt->dfa_prev_cols[j] == c)
-					seen = true;
-			if (!seen)
-				rt->dfa_prev_cols[rt->dfa_nprev++] = c;
-		}
+		rt->dfa_conds[i].prev[0] = rt->dfa_conds[i].off[0] == -1;
+		rt->dfa_conds[i].prev[1] = rt->dfa_conds[i].off[1] == -1;
 	}
-	rt->dfa_prev_values = MemoryContextAllocZero(rt->cxt, sizeof(Datum) * Max(rt->q->natts, 1));
-	rt->dfa_prev_nulls = MemoryContextAllocZero(rt->cxt, sizeof(bool) * Max(rt->q->natts, 1));
+	/* a partition's first row has no previous row: PREV reads NULLs */
+	rt->dfa_null_row = MemoryContextAllocZero(rt->cxt, sizeof(MrRow) +
+											  (sizeof(Datum) + sizeof(bool)) * Max(rt->q->natts, 1));
+	rt->dfa_null_row->values = (Datum *) (rt->dfa_null_row + 1);
+	rt->dfa_null_row->nulls = (bool *) (rt->dfa_null_row->values + Max(rt->q->natts, 1));
+	memset(rt->dfa_null_row->nulls, true, Max(rt->q->natts, 1));
+	rt->dfa_prev_row = rt->dfa_null_row;
 	rt->dfa = true;
-	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next;
+	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next &&
+		rt->q->clause->rows_per_match != MR_ALL_ROWS_WITH_UNMATCHED;
 	dfa_reset(rt, 0);
 }
 
@@ -2306,6 +2391,7 @@ mr_runtime_restore(MrRuntime *rt, TupleTableSlot *partition_row,
 	start_partition(rt, partition_row);
 	rt->buf_first = cp->keep_from;
 	rt->nrows = cp->keep_from;
+	rt->needed_from = cp->keep_from;
 	rt->match_number = cp->match_number;
 	rt->unmatched_from = cp->unmatched_from;
 	rt->covered_upto = cp->covered_upto;

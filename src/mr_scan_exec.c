@@ -66,6 +66,7 @@ typedef struct MrScanState
 	bool		out_used;		/* outcxt holds copies */
 	int16	   *typlen;
 	bool	   *typbyval;
+	bool		all_byval;		/* every output column is by value */
 	int			natts;
 
 	/* counters of earlier runs (rescans) */
@@ -120,6 +121,20 @@ mr_scan_emit(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 		st->qalloc++;
 	}
 	st->nqueue++;
+	if (st->all_byval)
+	{
+		/*
+		 * A NULL's value is never read.  Element by element, not memcpy:
+		 * the arrays were only just written, and wide loads of narrow
+		 * stores stall.
+		 */
+		for (i = 0; i < st->natts; i++)
+		{
+			row->values[i] = values[i];
+			row->nulls[i] = nulls[i];
+		}
+		return;
+	}
 	for (i = 0; i < st->natts; i++)
 	{
 		row->nulls[i] = nulls[i];
@@ -174,10 +189,13 @@ mr_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	st->natts = desc->natts;
 	st->typlen = palloc(sizeof(int16) * Max(st->natts, 1));
 	st->typbyval = palloc(sizeof(bool) * Max(st->natts, 1));
+	st->all_byval = true;
 	for (i = 0; i < st->natts; i++)
 	{
 		st->typlen[i] = TupleDescAttr(desc, i)->attlen;
 		st->typbyval[i] = TupleDescAttr(desc, i)->attbyval;
+		if (!st->typbyval[i])
+			st->all_byval = false;
 	}
 	st->qcap = 16;
 	st->queue = palloc(sizeof(MrQueuedRow) * st->qcap);
@@ -194,6 +212,7 @@ mr_scan_next(ScanState *ss)
 	MrScanState *st = (MrScanState *) ss;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 	MrQueuedRow *row;
+	int			i;
 
 	if (st->qpos >= st->nqueue)
 		ExecClearTuple(slot);	/* before outcxt, which may hold its values, is reset */
@@ -224,8 +243,12 @@ mr_scan_next(ScanState *ss)
 	}
 	row = &st->queue[st->qpos++];
 	ExecClearTuple(slot);
-	memcpy(slot->tts_values, row->values, sizeof(Datum) * st->natts);
-	memcpy(slot->tts_isnull, row->nulls, sizeof(bool) * st->natts);
+	/* element by element: the row was usually queued just now (see emit) */
+	for (i = 0; i < st->natts; i++)
+	{
+		slot->tts_values[i] = row->values[i];
+		slot->tts_isnull[i] = row->nulls[i];
+	}
 	return ExecStoreVirtualTuple(slot);
 }
 

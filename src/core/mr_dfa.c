@@ -77,6 +77,7 @@ intern_state(MrDfa *dfa, const int32_t *pcs, int32_t n, bool has_best)
 		memcpy(st->pcs, pcs, sizeof(int32_t) * (size_t) n);
 	st->has_best = has_best;
 	st->decided = n == 0 && has_best;
+	st->earliest_from = n > 0 ? 0 : has_best ? 1 : 2;
 	st->hnext = dfa->hash[h];
 	dfa->hash[h] = st;
 	dfa->nstates++;
@@ -137,18 +138,22 @@ mr_dfa_build(MrDfa *dfa, MrDfaState *from, uint32_t mask)
 							 dfa->var_true, &ss);
 	if (dfa->max_threads > 0 && ss.next_n > dfa->max_threads)
 		return NULL;
+	/*
+	 * Threads merge per pc, so a state has at most one thread per VAR pc
+	 * (mr_dfa_supports bounds those); never reached, but the arrays below
+	 * are fixed, so refuse rather than overrun.
+	 */
+	if (ss.next_n > MR_DFA_MAX_VAR_PCS)
+		return NULL;
 
 	t = mr_new(MrDfaTrans);
 	t->from = from;
-	t->src = mr_new_array(int32_t, ss.next_n > 0 ? ss.next_n : 1);
-	t->var = mr_new_array(int32_t, ss.next_n > 0 ? ss.next_n : 1);
-	t->excl = mr_new_array(bool, ss.next_n > 0 ? ss.next_n : 1);
 	for (k = 0; k < ss.next_n; k++)
 	{
 		const MrInst *in = &insts[ss.ext_pcs[ss.next_src[k]]];
 
-		t->src[k] = ss.next_src[k];
-		t->var[k] = in->var;
+		t->src[k] = (int8_t) ss.next_src[k];
+		t->var[k] = (int8_t) in->var;
 		t->excl[k] = in->excluded;
 	}
 	t->accept_src = ss.accept_src;
@@ -161,6 +166,8 @@ mr_dfa_build(MrDfa *dfa, MrDfaState *from, uint32_t mask)
 							   ? ss.next_src[k] : MR_DFA_NEW);
 	t->accept_map = (uint8_t) ((t->accepts && ss.accept_src < from->n)
 							   ? ss.accept_src : MR_DFA_NEW);
+	t->sets_best = t->accepts || ss.empty_accept;
+	t->best_len = t->accepts ? 1 : 0;
 	t->to_n = (uint8_t) ss.next_n;
 	/* the symbolic step's arrays are the builder's: intern copies them */
 	t->to = intern_state(dfa, ss.next_pcs, ss.next_n,
@@ -179,34 +186,4 @@ int64_t
 mr_dfa_peak_threads(const MrDfa *dfa)
 {
 	return dfa->peak;
-}
-
-void
-mr_dfa_read_back(const MrDfaRun *r, MrDfaTransAt trans_at, void *arg,
-				 int32_t *vars, bool *excl, int64_t *last_row_of)
-{
-	int64_t		start = r->best_start;
-	int64_t		p = r->best_end - 1;
-	const MrDfaTrans *t;
-	int32_t		idx;
-
-	if (p < start)
-		return;					/* the empty match */
-	/* the last row: labelled by the accepting thread */
-	t = trans_at(arg, p);
-	vars[p - start] = t->accept_var;
-	excl[p - start] = t->accept_excl;
-	if (last_row_of)
-		last_row_of[t->accept_var] = p;
-	idx = r->best_src;
-	/* earlier rows: idx is a thread of the state row p's step led to */
-	for (p--; p >= start; p--)
-	{
-		t = trans_at(arg, p);
-		vars[p - start] = t->var[idx];
-		excl[p - start] = t->excl[idx];
-		if (last_row_of && last_row_of[t->var[idx]] < 0)
-			last_row_of[t->var[idx]] = p;
-		idx = t->src[idx];
-	}
 }

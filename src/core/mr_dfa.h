@@ -46,38 +46,41 @@ typedef struct MrDfaState
 	int32_t    *pcs;			/* [n] */
 	bool		has_best;		/* a match is pending (no new starts) */
 	bool		decided;		/* no thread left and a match pending */
+	uint8_t		earliest_from;	/* mr_dfa_run_earliest(): 0 starts[0], 1 best, 2 pos */
 	struct MrDfaState *hnext;	/* hash chain */
 	struct MrDfaTrans *trans[];	/* [1 << nvars], built lazily */
 } MrDfaState;
 
 typedef struct MrDfaTrans
 {
-	MrDfaState *from;
-	MrDfaState *to;
-
 	/*
-	 * Thread j of `to` descends from thread src[j] of the previous step's
-	 * extended list (mr_match.h: the threads of `from`, then those of the
-	 * new start at this row), having labelled this row var[j].
-	 */
-	int32_t    *src;			/* [to->n] */
-	int32_t    *var;			/* [to->n] */
-	bool	   *excl;			/* [to->n] the label is excluded ({- -}) */
-	int32_t		accept_src;		/* extended index that accepted, or -1 */
-	int32_t		accept_var;		/* the label the accepting thread gave the row */
-	bool		accept_excl;
-	bool		empty_accept;	/* the new start accepted the empty match */
-
-	/*
-	 * The same for the per-row loop, without branches on the data: thread
-	 * j of `to` starts where thread map[j] of `from` started, MR_DFA_NEW
+	 * What every row's step reads comes first (one cache line): thread j
+	 * of `to` starts where thread map[j] of `from` started, MR_DFA_NEW
 	 * meaning this row (a new start); entries past to->n are MR_DFA_NEW.
 	 * accept_map is where the accepting thread started.
 	 */
+	struct MrDfaState *to;
 	uint8_t		map[MR_DFA_STARTS];
-	uint8_t		accept_map;
+	int32_t		accept_src;		/* extended index that accepted, or -1 */
+	uint8_t		accept_map;		/* MR_DFA_NEW also for the empty match */
 	uint8_t		to_n;
+	bool		sets_best;		/* accepts or empty_accept: a new pending match */
+	uint8_t		best_len;		/* 1 when it accepts, 0 for the empty match */
 	bool		accepts;		/* accept_src >= 0 */
+	bool		empty_accept;	/* the new start accepted the empty match */
+
+	/*
+	 * For reading labels back: thread j of `to` descends from thread
+	 * src[j] of the previous step's extended list (mr_match.h: the threads
+	 * of `from`, then those of the new start at this row), having labelled
+	 * this row var[j].
+	 */
+	int8_t		src[MR_DFA_STARTS];	/* [to->n] */
+	int8_t		var[MR_DFA_STARTS];	/* [to->n] */
+	bool		excl[MR_DFA_STARTS];	/* [to->n] the label is excluded ({- -}) */
+	int32_t		accept_var;		/* the label the accepting thread gave the row */
+	bool		accept_excl;
+	struct MrDfaState *from;
 } MrDfaTrans;
 
 typedef struct MrDfa MrDfa;
@@ -155,16 +158,16 @@ mr_dfa_run_step(MrDfaRun *r, const MrDfaTrans *t)
 	nstarts[3] = starts[t->map[3]];
 	for (j = 4; j < t->to_n; j++)
 		nstarts[j] = starts[t->map[j]];
-	if (t->accepts)
+	/*
+	 * A new pending match, without a branch on the data (a step accepts
+	 * about as unpredictably as the rows go): all ones when it sets one.
+	 */
 	{
-		r->best_start = starts[t->accept_map];
-		r->best_end = pos + 1;
-		r->best_src = t->accept_src;
-	}
-	else if (t->empty_accept)
-	{
-		r->best_start = r->best_end = pos;
-		r->best_src = -1;
+		int64_t		set = -(int64_t) t->sets_best;
+
+		r->best_start = (starts[t->accept_map] & set) | (r->best_start & ~set);
+		r->best_end = ((pos + t->best_len) & set) | (r->best_end & ~set);
+		r->best_src = (int32_t) ((t->accept_src & set) | (r->best_src & ~set));
 	}
 	r->starts = nstarts;
 	r->nstarts = starts;
@@ -185,11 +188,12 @@ mr_dfa_run_finish(MrDfaRun *r, MrDfa *dfa)
 static inline int64_t
 mr_dfa_run_earliest(const MrDfaRun *r)
 {
-	if (r->cur->n > 0)
-		return r->starts[0];
-	if (r->cur->has_best)
-		return r->best_start;
-	return r->pos;
+	int64_t		from[3];
+
+	from[0] = r->starts[0];
+	from[1] = r->best_start;
+	from[2] = r->pos;
+	return from[r->cur->earliest_from];
 }
 
 /* a match is decided (read it back, then reset at the skip position) */
@@ -213,9 +217,41 @@ typedef const MrDfaTrans *(*MrDfaTransAt) (void *arg, int64_t pos);
  * The labels of the decided match: vars[i] / excl[i] for row best_start + i
  * (arrays of best_end - best_start entries).  When last_row_of is not NULL,
  * last_row_of[v] becomes the last row labelled v (-1 if none; nvars
- * entries, which the caller has set to -1).
+ * entries, which the caller has set to -1).  Inline, so that a static
+ * trans_at of the caller is inlined into the walk.
  */
-extern void mr_dfa_read_back(const MrDfaRun *r, MrDfaTransAt trans_at, void *arg,
-							 int32_t *vars, bool *excl, int64_t *last_row_of);
+static inline void
+mr_dfa_read_back(const MrDfaRun *r, MrDfaTransAt trans_at, void *arg,
+				 int32_t *vars, bool *excl, int64_t *last_row_of)
+{
+	int64_t		start = r->best_start;
+	int64_t		p = r->best_end - 1;
+	const MrDfaTrans *t;
+	int32_t		idx;
+
+	if (p < start)
+		return;					/* the empty match */
+	/* the last row: labelled by the accepting thread */
+	t = trans_at(arg, p);
+	vars[p - start] = t->accept_var;
+	excl[p - start] = t->accept_excl;
+	if (last_row_of)
+		last_row_of[t->accept_var] = p;
+	idx = r->best_src;
+	/* earlier rows: idx is a thread of the state row p's step led to */
+	for (p--; p >= start; p--)
+	{
+		int32_t		v;
+
+		t = trans_at(arg, p);
+		v = t->var[idx];
+		vars[p - start] = v;
+		excl[p - start] = t->excl[idx];
+		/* walking back, the first row seen of v is its last (no branch) */
+		if (last_row_of)
+			last_row_of[v] = last_row_of[v] > p ? last_row_of[v] : p;
+		idx = t->src[idx];
+	}
+}
 
 #endif							/* MR_DFA_H */
