@@ -4,13 +4,17 @@
  *	  committed to a table, with final matches written exactly once to an
  *	  output table.
  *
- * Subsystems (one file each):
+ * Subsystems (one file each, except the worker):
  *	mr_stream_decode.c		the logical decoding output plugin (the library is
  *							the plugin: slots name "match_recognize")
  *	mr_stream_launcher.c	shared memory, the launcher background worker, the
  *							module initialiser
  *	mr_stream_worker.c		one background worker per stream: decode, buffer,
- *							release below the watermark, match, persist
+ *							release below the watermark, match, persist; the
+ *							batch loop is here, its steps in mr_stream_setup.c,
+ *							mr_stream_ingest.c, mr_stream_part.c,
+ *							mr_stream_persist.c and mr_stream_spi.c, which
+ *							share mr_stream_worker_int.h
  *	mr_stream_sql.c			match_recognize_create_stream / _drop_stream
  *
  * The replication slots are the registry the launcher reads: every stream
