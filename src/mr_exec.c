@@ -49,7 +49,6 @@ typedef struct MrRow
 	Datum	   *values;
 	bool	   *nulls;
 	char	   *byref;			/* copies of the by-reference values, or NULL */
-	struct MrRow *next_free;
 	uint32		mask;			/* DFA mode: DEFINE bitmask | DFA_MASK_KNOWN, or 0 */
 } MrRow;
 
@@ -83,13 +82,19 @@ struct MrRuntime
 	int64		unmatched_from;
 	MrRow	  **ring;
 	const MrDfaTrans **ring_trans;	/* DFA mode: the step that consumed each row */
-	MrRow	   *free_rows;		/* recycled rows */
+	MrRow	  **free_rows;		/* [nfree] recycled rows, a stack (not a list
+								 * through the rows: popping must not read a
+								 * row untouched since long) */
+	int64		nfree;
+	int64		free_cap;
 	const MrRow *dfa_prev_row;	/* dfa_simple: the previous row (kept: max_prev >= 1) */
 	MrQuery    *q;
 	bool		in_partition;
 	bool		partition_ended;
 	bool		dfa_fast;		/* DFA, masks on append, no NEXT, no unmatched rows:
 								 * dfa_step_appended() */
+	bool		dfa_lean;		/* DFA, and matches settle by settle_match_lean() */
+	bool		dfa_all_float8; /* every DEFINE compares float8 values */
 	bool		dfa_simple;		/* DFA, no DEFINE reads NEXT or before PREV(x, 1) */
 	bool		dfa_mask_on_append; /* DFA, no DEFINE reads NEXT */
 	bool		needed_byval;	/* the needed columns are all by value */
@@ -101,13 +106,14 @@ struct MrRuntime
 	Datum	   *part_values;
 	bool	   *part_nulls;
 	bool	   *part_bitwise;
-	uint64		dfa_define_calls;
-	int			dfa_ndefines;
-	MrRuntimeStats stats;
-	MrDfaRun	dfa_search;		/* the current search */
 	int			npartition;		/* q->npartition, at hand */
 	int			max_prev;		/* q->max_prev, at hand */
 	int		   *partition_cols; /* q->partition_cols, at hand */
+	int			natts;			/* q->natts, at hand */
+	uint64		dfa_define_calls;
+	int			dfa_ndefines;
+	MrDfaRun	dfa_search;		/* the current search */
+	MrRuntimeStats stats;
 
 	MrEmitFn	emit;
 	void	   *emit_arg;
@@ -300,9 +306,8 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		rt->cap = ncap;
 		rt->head = 0;
 	}
-	row = rt->free_rows;
-	if (row)
-		rt->free_rows = row->next_free;
+	if (rt->nfree > 0)
+		row = rt->free_rows[--rt->nfree];
 	else
 	{
 		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * rt->q->natts);
@@ -320,13 +325,23 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 	slot_getallattrs(slot);
 	if (rt->needed_byval)
 	{
-		/* the common case: copy the by-value columns read, nothing else */
-		for (i = 0; i < rt->nneeded; i++)
-		{
-			int			c = rt->needed[i];
+		/*
+		 * The common case: copy the by-value columns read, nothing else.  A
+		 * recycled row was last touched long ago: find its arrays from its
+		 * address rather than from its (probably uncached) header.
+		 */
+		Datum	   *values = (Datum *) (row + 1);
+		bool	   *nulls = (bool *) (values + rt->natts);
+		const int  *needed = rt->needed;
+		int			n = rt->nneeded;
 
-			row->nulls[c] = slot->tts_isnull[c];
-			row->values[c] = slot->tts_isnull[c] ? (Datum) 0 : slot->tts_values[c];
+		/* a NULL's value is never read */
+		for (i = 0; i < n; i++)
+		{
+			int			c = needed[i];
+
+			nulls[c] = slot->tts_isnull[c];
+			values[c] = slot->tts_values[c];
 		}
 	}
 	else
@@ -362,16 +377,13 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 	}
 	rt->ring[(rt->head + count) & (rt->cap - 1)] = row;
 	rt->nrows++;
+	/* (every appended row is masked here: the statistics count them so) */
 	if (rt->dfa_simple)
-	{
 		row->mask = dfa_mask_simple(rt, slot, row) | DFA_MASK_KNOWN;
-		rt->dfa_define_calls += rt->dfa_ndefines;
-	}
 	else if (rt->dfa_mask_on_append)
 	{
 		/* the DEFINEs read this row and earlier ones only: while they are hot */
 		row->mask = dfa_mask(rt, rt->nrows - 1, row) | DFA_MASK_KNOWN;
-		rt->dfa_define_calls += rt->dfa_ndefines;
 	}
 	if (rt->nrows - rt->needed_from > rt->stats.max_rows_retained)
 		rt->stats.max_rows_retained = rt->nrows - rt->needed_from;
@@ -389,10 +401,15 @@ window_trim(MrRuntime *rt, int64 keep_from)
 	{
 		MrRow	   *row = rt->ring[rt->head];
 
-		if (row->byref)
+		/* (by-value rows have no copies: spare the load of a cold row) */
+		if (!rt->needed_byval && row->byref)
 			pfree(row->byref);
-		row->next_free = rt->free_rows;
-		rt->free_rows = row;
+		if (rt->nfree == rt->free_cap)
+		{
+			rt->free_cap *= 2;
+			rt->free_rows = repalloc(rt->free_rows, sizeof(MrRow *) * rt->free_cap);
+		}
+		rt->free_rows[rt->nfree++] = row;
 		rt->head = (rt->head + 1) & (rt->cap - 1);
 		rt->buf_first++;
 	}
@@ -1018,6 +1035,42 @@ measure_slot_value(MrRuntime *rt, const MatchView *mv, int s, Datum *v, bool *is
 }
 
 /* evaluate every measure at mv into rt->measure_values */
+/*
+ * The usual ONE ROW PER MATCH measures (all_measures_last): columns of the
+ * last row of a variable (last_row_of, filled) or of the match, rows
+ * start .. end - 1, plus a physical offset.
+ */
+static inline void
+measure_at_last_row(MrRuntime *rt, int i, int64 start, int64 end, Datum *value, bool *isnull)
+{
+	int			v = rt->measure_last_var[i];
+	int64		r = v == MR_MEASURE_UNIVERSAL ? end - 1 : rt->last_row_of[v];
+
+	if (r >= 0 && end > start)
+	{
+		r += rt->measure_offset[i];
+		if (row_known(rt, r))
+		{
+			MrRow	   *row = row_at(rt, r);
+
+			*value = row->values[rt->measure_column[i]];
+			*isnull = row->nulls[rt->measure_column[i]];
+			return;
+		}
+	}
+	*value = (Datum) 0;
+	*isnull = true;
+}
+
+static inline void
+measures_at_last_rows(MrRuntime *rt, int64 start, int64 end)
+{
+	int			i;
+
+	for (i = 0; i < rt->q->clause->nmeasures; i++)
+		measure_at_last_row(rt, i, start, end, &rt->measure_values[i], &rt->measure_nulls[i]);
+}
+
 static void
 eval_measures(MrRuntime *rt, const MatchView *mv)
 {
@@ -1027,29 +1080,7 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 
 	if (rt->last_rows_known && rt->all_measures_last)
 	{
-		/* the usual ONE ROW PER MATCH measures: columns of known rows */
-		const MrMatch *m = mv->m;
-
-		for (i = 0; i < q->clause->nmeasures; i++)
-		{
-			int			v = rt->measure_last_var[i];
-			int64		r = v == MR_MEASURE_UNIVERSAL ? m->end - 1 : rt->last_row_of[v];
-
-			if (r >= 0 && m->end > m->start)
-			{
-				r += rt->measure_offset[i];
-				if (row_known(rt, r))
-				{
-					MrRow	   *row = row_at(rt, r);
-
-					rt->measure_values[i] = row->values[rt->measure_column[i]];
-					rt->measure_nulls[i] = row->nulls[rt->measure_column[i]];
-					continue;
-				}
-			}
-			rt->measure_values[i] = (Datum) 0;
-			rt->measure_nulls[i] = true;
-		}
+		measures_at_last_rows(rt, mv->m->start, mv->m->end);
 		return;
 	}
 	for (i = 0; i < q->clause->nmeasures; i++)
@@ -1566,6 +1597,27 @@ dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 	nulls[0] = slot->tts_isnull;
 	values[1] = rt->dfa_prev_row->values;
 	nulls[1] = rt->dfa_prev_row->nulls;
+	if (rt->dfa_all_float8)
+	{
+		/* the usual conditions on prices, without a switch per condition */
+		for (k = 0; k < rt->dfa_nconds; k++)
+		{
+			const DfaCond *dc = &rt->dfa_conds[k];
+			float8		x = DatumGetFloat8(values[dc->prev[0]][dc->col[0]]);
+			float8		y = DatumGetFloat8(values[dc->prev[1]][dc->col[1]]);
+			uint32		known = !(nulls[dc->prev[0]][dc->col[0]] |
+								  nulls[dc->prev[1]][dc->col[1]]);
+			int			c;
+
+			if (likely(!isnan(x) && !isnan(y)))
+				c = (x > y) - (x < y);
+			else
+				c = float8_gt(x, y) - float8_lt(x, y);
+			mask |= (((dc->truth >> (c + 1)) & known) & 1) << dc->var;
+		}
+		rt->dfa_prev_row = row;
+		return mask;
+	}
 	for (k = 0; k < rt->dfa_nconds; k++)
 	{
 		const DfaCond *dc = &rt->dfa_conds[k];
@@ -1688,10 +1740,16 @@ dfa_step_appended(MrRuntime *rt, const MrRow *row)
 	return false;
 }
 
-static inline const MrDfaTrans *
-dfa_trans_at(void *arg, int64_t pos)
+/* the rows' transitions as mr_dfa_read_back() reads them */
+static inline MrDfaTransRing
+dfa_trans_ring(MrRuntime *rt)
 {
-	return *row_trans((MrRuntime *) arg, pos);
+	MrDfaTransRing tr;
+
+	tr.ring = rt->ring_trans;
+	tr.mask = (uint64) (rt->cap - 1);
+	tr.offset = rt->head - rt->buf_first;
+	return tr;
 }
 
 /* the decided match, its labels read back through the rows' transitions */
@@ -1718,12 +1776,76 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
 	/* the last row of every variable comes with the walk (emit_match) */
 	for (v = 0; v < rt->q->clause->nvars; v++)
 		rt->last_row_of[v] = -1;
-	mr_dfa_read_back(r, dfa_trans_at, rt, rt->dfa_vars, rt->dfa_excl, rt->last_row_of);
+	mr_dfa_read_back(r, dfa_trans_ring(rt), rt->dfa_vars, rt->dfa_excl, rt->last_row_of);
 	rt->last_rows_ready = true;
 	m->start = r->best_start;
 	m->end = r->best_end;
 	m->vars = rt->dfa_vars;
 	m->excluded = rt->dfa_excl;
+}
+
+/*
+ * settle_match() for the usual ONE ROW PER MATCH query in DFA mode
+ * (dfa_lean: no aggregates, every measure a column of a variable's last
+ * row, no SKIP TO FIRST): the match's labels are never needed, only the
+ * last row of each variable, so the read-back records just those and the
+ * output row is built directly.  Same results as the general path.
+ */
+static int64
+settle_match_lean(MrRuntime *rt)
+{
+	MrQuery    *q = rt->q;
+	const MrDfaRun *r = &rt->dfa_search;
+	MrMatch		m;
+	MrEmitInfo	info;
+	int64		skip;
+	int			i;
+
+	for (i = 0; i < q->clause->nvars; i++)
+		rt->last_row_of[i] = -1;
+	mr_dfa_read_back(r, dfa_trans_ring(rt), NULL, NULL, rt->last_row_of);
+	m.start = r->best_start;
+	m.end = r->best_end;
+	m.vars = NULL;				/* never read on this path */
+	m.excluded = NULL;
+	m.number = ++rt->match_number;
+	if (m.start > rt->unmatched_from)
+		rt->unmatched_from = m.start;
+	/* the output row (emit_row()'s ONE ROW PER MATCH case) */
+	for (i = 0; i < q->noutcols; i++)
+	{
+		int			p = rt->outcol_part[i];
+		int			k = q->outcols[i].measure;
+
+		if (p >= 0)
+		{
+			rt->out_values[i] = rt->part_values[p];
+			rt->out_nulls[i] = rt->part_nulls[p];
+		}
+		else if (k >= 0)
+			measure_at_last_row(rt, k, m.start, m.end, &rt->out_values[i], &rt->out_nulls[i]);
+		else
+		{
+			rt->out_values[i] = (Datum) 0;
+			rt->out_nulls[i] = true;
+		}
+	}
+	info.match_number = m.number;
+	info.match_start = m.start;
+	info.match_end = m.end;
+	info.row = -1;
+	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls, &info);
+	rt->stats.rows_out++;
+	rt->stats.matches++;
+	rt->last_rows_ready = true;
+	skip = skip_position(rt, &m);
+	rt->last_rows_ready = false;
+	if (m.end > rt->covered_upto)
+		rt->covered_upto = m.end;
+	if (m.end == m.start && m.start + 1 > rt->covered_upto)
+		rt->covered_upto = m.start + 1;
+	rt->unmatched_from = skip;
+	return skip;
 }
 
 static void
@@ -1744,6 +1866,11 @@ drive_dfa(MrRuntime *rt)
 			/* MEASURES may look past the match end */
 			if (!rt->partition_ended && rt->nrows < r->best_end + q->max_next)
 				break;
+			if (rt->dfa_lean)
+			{
+				dfa_reset(rt, settle_match_lean(rt));
+				continue;
+			}
 			dfa_decided_match(rt, &m);
 			dfa_reset(rt, settle_match(rt, &m));
 			continue;
@@ -2057,6 +2184,7 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->rowparams->params[q->natts + 1].ptype = INT8OID;
 
 	rt->npartition = q->npartition;
+	rt->natts = q->natts;
 	rt->partition_cols = q->partition_cols;
 	rt->max_prev = q->max_prev;
 	rt->part_values = palloc0(sizeof(Datum) * Max(q->npartition, 1));
@@ -2096,6 +2224,8 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->cap = 64;
 	rt->ring = palloc(sizeof(MrRow *) * rt->cap);
 	rt->ring_trans = palloc0(sizeof(MrDfaTrans *) * rt->cap);
+	rt->free_cap = 64;
+	rt->free_rows = palloc(sizeof(MrRow *) * rt->free_cap);
 	rt->col_needed = palloc0(sizeof(bool) * Max(q->natts, 1));
 	rt->col_byval = palloc0(sizeof(bool) * Max(q->natts, 1));
 	rt->col_len = palloc0(sizeof(int16) * Max(q->natts, 1));
@@ -2314,10 +2444,13 @@ mr_runtime_use_dfa(MrRuntime *rt)
 		if (dc->off[0] < -1 || dc->off[0] > 0 || dc->off[1] < -1 || dc->off[1] > 0)
 			rt->dfa_simple = false;
 	}
+	rt->dfa_all_float8 = true;
 	for (i = 0; i < rt->dfa_nconds; i++)
 	{
 		rt->dfa_conds[i].prev[0] = rt->dfa_conds[i].off[0] == -1;
 		rt->dfa_conds[i].prev[1] = rt->dfa_conds[i].off[1] == -1;
+		if (rt->dfa_conds[i].type != FAST_FLOAT8)
+			rt->dfa_all_float8 = false;
 	}
 	/* a partition's first row has no previous row: PREV reads NULLs */
 	rt->dfa_null_row = MemoryContextAllocZero(rt->cxt, sizeof(MrRow) +
@@ -2329,6 +2462,9 @@ mr_runtime_use_dfa(MrRuntime *rt)
 	rt->dfa = true;
 	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next &&
 		rt->q->clause->rows_per_match != MR_ALL_ROWS_WITH_UNMATCHED;
+	rt->dfa_lean = rt->q->clause->rows_per_match == MR_ONE_ROW &&
+		!rt->has_aggs && rt->all_measures_last &&
+		rt->q->clause->skip != MR_SKIP_TO_FIRST && !rt->degrade_skip;
 	dfa_reset(rt, 0);
 }
 
@@ -2420,6 +2556,8 @@ mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats)
 	*stats = rt->stats;
 	stats->steps = ms->steps + rt->dfa_search.steps;
 	stats->define_calls = ms->define_calls + rt->dfa_define_calls;
+	if (rt->dfa_mask_on_append)
+		stats->define_calls += (uint64) rt->stats.rows_in * rt->dfa_ndefines;
 	stats->merged = ms->merged;
 	stats->peak_threads = ms->peak_threads;
 	if (rt->dfa_auto)

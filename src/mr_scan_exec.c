@@ -215,12 +215,10 @@ mr_scan_next(ScanState *ss)
 	int			i;
 
 	if (st->qpos >= st->nqueue)
-		ExecClearTuple(slot);	/* before outcxt, which may hold its values, is reset */
-	while (st->qpos >= st->nqueue)
 	{
-		TupleTableSlot *in;
 		MemoryContext old;
 
+		ExecClearTuple(slot);	/* before outcxt, which may hold its values, is reset */
 		if (st->input_done)
 			return slot;
 		if (st->out_used)
@@ -230,16 +228,30 @@ mr_scan_next(ScanState *ss)
 		}
 		st->nqueue = st->qpos = 0;
 
-		in = ExecProcNode(st->input);
-		old = MemoryContextSwitchTo(st->rtcxt);
-		if (TupIsNull(in))
+		/*
+		 * Feed input rows until one is emitted or the input ends.  The
+		 * input runs in the caller's context (an index scan allocates its
+		 * scan there on the first call), the runtime in its own.
+		 */
+		do
 		{
-			mr_runtime_finish(st->rt);
-			st->input_done = true;
-		}
-		else
+			TupleTableSlot *in;
+
+			CHECK_FOR_INTERRUPTS();
+			in = ExecProcNode(st->input);
+			old = MemoryContextSwitchTo(st->rtcxt);
+			if (TupIsNull(in))
+			{
+				mr_runtime_finish(st->rt);
+				st->input_done = true;
+				MemoryContextSwitchTo(old);
+				break;
+			}
 			mr_runtime_push(st->rt, in);
-		MemoryContextSwitchTo(old);
+			MemoryContextSwitchTo(old);
+		} while (st->nqueue == 0);
+		if (st->nqueue == 0)
+			return slot;
 	}
 	row = &st->queue[st->qpos++];
 	ExecClearTuple(slot);
@@ -262,11 +274,29 @@ static TupleTableSlot *
 mr_scan_exec(CustomScanState *node)
 {
 	/* ExecScan() would only return the row: spare it the indirections */
-	if (node->ss.ps.qual == NULL && node->ss.ps.ps_ProjInfo == NULL &&
-		node->ss.ps.state->es_epq_active == NULL)
+	if (node->ss.ps.qual == NULL && node->ss.ps.state->es_epq_active == NULL)
 	{
-		ResetExprContext(node->ss.ps.ps_ExprContext);
-		return mr_scan_next(&node->ss);
+		if (node->ss.ps.ps_ProjInfo == NULL)
+		{
+			ResetExprContext(node->ss.ps.ps_ExprContext);
+			return mr_scan_next(&node->ss);
+		}
+		if (node->ss.ps.plan->targetlist == NIL)
+		{
+			/*
+			 * No column is wanted (SELECT count(*) FROM ...): the projection
+			 * would evaluate nothing, so its per-row context reset and
+			 * interpreter call are spared too.
+			 */
+			TupleTableSlot *result = node->ss.ps.ps_ResultTupleSlot;
+			TupleTableSlot *row;
+
+			ExecClearTuple(result);
+			row = mr_scan_next(&node->ss);
+			if (TupIsNull(row))
+				return result;
+			return ExecStoreVirtualTuple(result);
+		}
 	}
 	return ExecScan(&node->ss, mr_scan_next, mr_scan_recheck);
 }

@@ -210,18 +210,26 @@ mr_dfa_run_failed(const MrDfaRun *r)
 	return r->finished && r->cur->n == 0 && !r->cur->has_best;
 }
 
-/* the transition that consumed row pos, as the host remembered it */
-typedef const MrDfaTrans *(*MrDfaTransAt) (void *arg, int64_t pos);
+/*
+ * Where the host remembers the transition that consumed each row: a ring,
+ * row p at ring[(p + offset) & mask] (mask + 1 a power of two).
+ */
+typedef struct MrDfaTransRing
+{
+	const MrDfaTrans *const *ring;
+	uint64_t	mask;
+	int64_t		offset;
+} MrDfaTransRing;
 
 /*
  * The labels of the decided match: vars[i] / excl[i] for row best_start + i
- * (arrays of best_end - best_start entries).  When last_row_of is not NULL,
+ * (arrays of best_end - best_start entries; both NULL when the caller
+ * needs only last_row_of).  When last_row_of is not NULL,
  * last_row_of[v] becomes the last row labelled v (-1 if none; nvars
- * entries, which the caller has set to -1).  Inline, so that a static
- * trans_at of the caller is inlined into the walk.
+ * entries, which the caller has set to -1).
  */
 static inline void
-mr_dfa_read_back(const MrDfaRun *r, MrDfaTransAt trans_at, void *arg,
+mr_dfa_read_back(const MrDfaRun *r, MrDfaTransRing tr,
 				 int32_t *vars, bool *excl, int64_t *last_row_of)
 {
 	int64_t		start = r->best_start;
@@ -232,9 +240,12 @@ mr_dfa_read_back(const MrDfaRun *r, MrDfaTransAt trans_at, void *arg,
 	if (p < start)
 		return;					/* the empty match */
 	/* the last row: labelled by the accepting thread */
-	t = trans_at(arg, p);
-	vars[p - start] = t->accept_var;
-	excl[p - start] = t->accept_excl;
+	t = tr.ring[(uint64_t) (p + tr.offset) & tr.mask];
+	if (vars)
+	{
+		vars[p - start] = t->accept_var;
+		excl[p - start] = t->accept_excl;
+	}
 	if (last_row_of)
 		last_row_of[t->accept_var] = p;
 	idx = r->best_src;
@@ -243,10 +254,13 @@ mr_dfa_read_back(const MrDfaRun *r, MrDfaTransAt trans_at, void *arg,
 	{
 		int32_t		v;
 
-		t = trans_at(arg, p);
+		t = tr.ring[(uint64_t) (p + tr.offset) & tr.mask];
 		v = t->var[idx];
-		vars[p - start] = v;
-		excl[p - start] = t->excl[idx];
+		if (vars)
+		{
+			vars[p - start] = v;
+			excl[p - start] = t->excl[idx];
+		}
 		/* walking back, the first row seen of v is its last (no branch) */
 		if (last_row_of)
 			last_row_of[v] = last_row_of[v] > p ? last_row_of[v] : p;

@@ -141,13 +141,6 @@ run_matcher(const MrClause *c, const char *input, MrDedup dedup, char *out, size
 
 static const MrDfaTrans *g_row_trans[64];
 
-static const MrDfaTrans *
-trans_at(void *arg, int64_t pos)
-{
-	(void) arg;
-	return g_row_trans[pos];
-}
-
 /*
  * As run_matcher(), through mr_dfa.h the way the server drives it: a mask
  * per row, one transition per row, labels read back.  Returns false when
@@ -180,8 +173,12 @@ run_dfa(const MrClause *c, const char *input, char *out, size_t outlen)
 			int32_t		vars[64];
 			bool		excl[64];
 			int64_t		i;
+			MrDfaTransRing tr;
 
-			mr_dfa_read_back(&r, trans_at, NULL, vars, excl, NULL);
+			tr.ring = g_row_trans;
+			tr.mask = 63;
+			tr.offset = 0;
+			mr_dfa_read_back(&r, tr, vars, excl, NULL);
 			used += (size_t) snprintf(out + used, outlen - used, "[%lld:", (long long) r.best_start);
 			for (i = 0; i < r.best_end - r.best_start; i++)
 				used += (size_t) snprintf(out + used, outlen - used, "%s%s",
