@@ -39,10 +39,11 @@
 #include "mr_exec.h"
 
 /*
- * A retained row: the input columns the query reads, deformed.  Row structs
- * are recycled through a free list and by-reference values of one row live
- * in one allocation, so appending a row costs no allocation at all when the
- * columns read are by value.
+ * A retained row: the input columns the query reads, deformed.  A released
+ * row stays in its ring slot and is reused by the next row appended there,
+ * and by-reference values of one row live in one allocation, so appending
+ * a row costs no allocation at all when the columns read are by value, and
+ * releasing rows is O(1).
  */
 typedef struct MrRow
 {
@@ -82,11 +83,7 @@ struct MrRuntime
 	int64		unmatched_from;
 	MrRow	  **ring;
 	const MrDfaTrans **ring_trans;	/* DFA mode: the step that consumed each row */
-	MrRow	  **free_rows;		/* [nfree] recycled rows, a stack (not a list
-								 * through the rows: popping must not read a
-								 * row untouched since long) */
-	int64		nfree;
-	int64		free_cap;
+
 	const MrRow *dfa_prev_row;	/* dfa_simple: the previous row (kept: max_prev >= 1) */
 	MrQuery    *q;
 	bool		in_partition;
@@ -131,7 +128,10 @@ struct MrRuntime
 	FmgrInfo   *part_eq;
 	Oid		   *part_coll;
 
-	/* row window: rows [buf_first, nrows) at ring[(head + i) % cap]; cap is a power of 2 */
+	/*
+	 * row window: rows [buf_first, nrows) at ring[(head + i) % cap]; cap is
+	 * a power of 2; the other slots hold released rows (or NULL)
+	 */
 	bool	   *col_needed;		/* [natts] columns any expression or output reads */
 	bool	   *col_byval;
 	int16	   *col_len;
@@ -292,8 +292,9 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		MrRow	  **nring;
 		const MrDfaTrans **ntrans;
 
-		nring = MemoryContextAlloc(rt->cxt, sizeof(MrRow *) * ncap);
-		ntrans = MemoryContextAlloc(rt->cxt, sizeof(MrDfaTrans *) * ncap);
+		/* the ring is full: every slot holds a live row, the new ones none */
+		nring = MemoryContextAllocZero(rt->cxt, sizeof(MrRow *) * ncap);
+		ntrans = MemoryContextAllocZero(rt->cxt, sizeof(MrDfaTrans *) * ncap);
 		for (i = 0; i < count; i++)
 		{
 			nring[i] = rt->ring[(rt->head + i) & (rt->cap - 1)];
@@ -306,9 +307,9 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		rt->cap = ncap;
 		rt->head = 0;
 	}
-	if (rt->nfree > 0)
-		row = rt->free_rows[--rt->nfree];
-	else
+	/* a slot past the live rows keeps the row it held, free for reuse */
+	row = rt->ring[(rt->head + count) & (rt->cap - 1)];
+	if (row == NULL)
 	{
 		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * rt->q->natts);
 		row->values = (Datum *) (row + 1);
@@ -397,22 +398,26 @@ window_trim(MrRuntime *rt, int64 keep_from)
 		keep_from = rt->nrows;
 	if (keep_from > rt->needed_from)
 		rt->needed_from = keep_from;
-	while (rt->buf_first < keep_from)
+	if (keep_from <= rt->buf_first)
+		return;
+	/* released rows stay in their slots, for window_append() to reuse */
+	if (!rt->needed_byval)
 	{
-		MrRow	   *row = rt->ring[rt->head];
+		int64		r;
 
-		/* (by-value rows have no copies: spare the load of a cold row) */
-		if (!rt->needed_byval && row->byref)
-			pfree(row->byref);
-		if (rt->nfree == rt->free_cap)
+		for (r = rt->buf_first; r < keep_from; r++)
 		{
-			rt->free_cap *= 2;
-			rt->free_rows = repalloc(rt->free_rows, sizeof(MrRow *) * rt->free_cap);
+			MrRow	   *row = row_at(rt, r);
+
+			if (row->byref)
+			{
+				pfree(row->byref);
+				row->byref = NULL;
+			}
 		}
-		rt->free_rows[rt->nfree++] = row;
-		rt->head = (rt->head + 1) & (rt->cap - 1);
-		rt->buf_first++;
 	}
+	rt->head = (rt->head + (keep_from - rt->buf_first)) & (rt->cap - 1);
+	rt->buf_first = keep_from;
 }
 
 static void
@@ -2222,10 +2227,8 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	}
 
 	rt->cap = 64;
-	rt->ring = palloc(sizeof(MrRow *) * rt->cap);
+	rt->ring = palloc0(sizeof(MrRow *) * rt->cap);
 	rt->ring_trans = palloc0(sizeof(MrDfaTrans *) * rt->cap);
-	rt->free_cap = 64;
-	rt->free_rows = palloc(sizeof(MrRow *) * rt->free_cap);
 	rt->col_needed = palloc0(sizeof(bool) * Max(q->natts, 1));
 	rt->col_byval = palloc0(sizeof(bool) * Max(q->natts, 1));
 	rt->col_len = palloc0(sizeof(int16) * Max(q->natts, 1));

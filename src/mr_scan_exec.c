@@ -62,7 +62,7 @@ typedef struct MrScanState
 	int			nqueue;
 	int			qpos;
 	int			qcap;
-	int			qalloc;			/* entries whose arrays exist */
+	bool		in_slot;		/* the first row emitted is in the scan slot */
 	bool		out_used;		/* outcxt holds copies */
 	int16	   *typlen;
 	bool	   *typbyval;
@@ -108,17 +108,34 @@ mr_scan_emit(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 	MrQueuedRow *row;
 	int			i;
 
+	if (st->nqueue == 0 && st->all_byval)
+	{
+		/*
+		 * The usual case, one row from one input row: straight into the
+		 * scan slot, which mr_scan_next() cleared before feeding the input.
+		 */
+		TupleTableSlot *slot = st->css.ss.ss_ScanTupleSlot;
+
+		for (i = 0; i < st->natts; i++)
+		{
+			slot->tts_values[i] = values[i];
+			slot->tts_isnull[i] = nulls[i];
+		}
+		st->nqueue = 1;			/* queue[0] stays unused */
+		st->in_slot = true;
+		return;
+	}
 	if (st->nqueue >= st->qcap)
 	{
+		st->queue = repalloc_huge(st->queue, sizeof(MrQueuedRow) * st->qcap * 2);
+		memset(&st->queue[st->qcap], 0, sizeof(MrQueuedRow) * st->qcap);
 		st->qcap *= 2;
-		st->queue = repalloc_huge(st->queue, sizeof(MrQueuedRow) * st->qcap);
 	}
 	row = &st->queue[st->nqueue];
-	if (st->nqueue >= st->qalloc)
+	if (row->values == NULL)
 	{
 		row->values = MemoryContextAlloc(st->qcxt, sizeof(Datum) * Max(st->natts, 1));
 		row->nulls = MemoryContextAlloc(st->qcxt, sizeof(bool) * Max(st->natts, 1));
-		st->qalloc++;
 	}
 	st->nqueue++;
 	if (st->all_byval)
@@ -164,6 +181,7 @@ mr_scan_start_runtime(MrScanState *st)
 	MemoryContextSwitchTo(old);
 	st->input_done = false;
 	st->nqueue = st->qpos = 0;
+	st->in_slot = false;
 	st->out_used = false;
 }
 
@@ -198,7 +216,7 @@ mr_scan_begin(CustomScanState *node, EState *estate, int eflags)
 			st->all_byval = false;
 	}
 	st->qcap = 16;
-	st->queue = palloc(sizeof(MrQueuedRow) * st->qcap);
+	st->queue = palloc0(sizeof(MrQueuedRow) * st->qcap);
 	MemoryContextSwitchTo(old);
 
 	/* also under plain EXPLAIN, which says which matcher would run */
@@ -252,6 +270,12 @@ mr_scan_next(ScanState *ss)
 		} while (st->nqueue == 0);
 		if (st->nqueue == 0)
 			return slot;
+		if (st->in_slot)
+		{
+			st->in_slot = false;
+			st->qpos = 1;
+			return ExecStoreVirtualTuple(slot);
+		}
 	}
 	row = &st->queue[st->qpos++];
 	ExecClearTuple(slot);

@@ -159,15 +159,18 @@ mr_dfa_run_step(MrDfaRun *r, const MrDfaTrans *t)
 	for (j = 4; j < t->to_n; j++)
 		nstarts[j] = starts[t->map[j]];
 	/*
-	 * A new pending match, without a branch on the data (a step accepts
-	 * about as unpredictably as the rows go): all ones when it sets one.
+	 * A new pending match, as conditional moves rather than a branch (a
+	 * step accepts about as unpredictably as the rows go).
 	 */
 	{
-		int64_t		set = -(int64_t) t->sets_best;
+		int64_t		bs = starts[t->accept_map];
+		int64_t		be = pos + t->best_len;
+		int32_t		bsrc = t->accept_src;
+		bool		set = t->sets_best;
 
-		r->best_start = (starts[t->accept_map] & set) | (r->best_start & ~set);
-		r->best_end = ((pos + t->best_len) & set) | (r->best_end & ~set);
-		r->best_src = (int32_t) ((t->accept_src & set) | (r->best_src & ~set));
+		r->best_start = set ? bs : r->best_start;
+		r->best_end = set ? be : r->best_end;
+		r->best_src = set ? bsrc : r->best_src;
 	}
 	r->starts = nstarts;
 	r->nstarts = starts;
