@@ -79,6 +79,7 @@ struct MrRuntime
 	int64		buf_first;
 	int64		head;
 	int64		cap;
+	int64		append_idx;		/* the ring slot of row nrows - 1 */
 	int64		needed_from;	/* rows before it are no longer needed (>= buf_first) */
 	int64		unmatched_from;
 	MrRow	  **ring;
@@ -91,7 +92,8 @@ struct MrRuntime
 	bool		dfa_fast;		/* DFA, masks on append, no NEXT, no unmatched rows:
 								 * dfa_step_appended() */
 	bool		dfa_lean;		/* DFA, and matches settle by settle_match_lean() */
-	bool		dfa_all_float8; /* every DEFINE compares float8 values */
+	struct DfaCmp *dfa_cmps;	/* dfa_simple: the distinct comparisons */
+	int			dfa_ncmps;
 	bool		dfa_simple;		/* DFA, no DEFINE reads NEXT or before PREV(x, 1) */
 	bool		dfa_mask_on_append; /* DFA, no DEFINE reads NEXT */
 	bool		needed_byval;	/* the needed columns are all by value */
@@ -238,6 +240,21 @@ typedef struct DfaCond
 	uint32		truth;			/* bit c + 1: holds when a compares c (-1, 0, 1) to b */
 } DfaCond;
 
+/*
+ * dfa_simple: one comparison of two operands (a column of the row or of
+ * PREV(x, 1)) that one or more DEFINEs make, each with its own operator
+ * (DOWN AS price < PREV(price), UP AS price > PREV(price)): compared once,
+ * bits[c + 1] are the variables whose condition holds when the first
+ * operand compares c (-1, 0, 1) to the second.
+ */
+typedef struct DfaCmp
+{
+	int			col[2];
+	bool		prev[2];
+	FastType	type;
+	uint32		bits[3];
+} DfaCmp;
+
 #define MR_MEASURE_NOT_LAST (-2)
 #define MR_MEASURE_UNIVERSAL (-1)
 
@@ -283,6 +300,7 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 {
 	MrRow	   *row;
 	int64		count = rt->nrows - rt->buf_first;
+	int64		idx;
 	Size		byref_size = 0;
 	int			i;
 
@@ -308,7 +326,8 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		rt->head = 0;
 	}
 	/* a slot past the live rows keeps the row it held, free for reuse */
-	row = rt->ring[(rt->head + count) & (rt->cap - 1)];
+	idx = (rt->head + count) & (rt->cap - 1);
+	row = rt->ring[idx];
 	if (row == NULL)
 	{
 		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * rt->q->natts);
@@ -323,7 +342,7 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 	}
 	row->byref = NULL;
 	row->mask = 0;
-	slot_getallattrs(slot);
+	/* (the caller deformed every column) */
 	if (rt->needed_byval)
 	{
 		/*
@@ -376,7 +395,8 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 				p += MAXALIGN(sz);
 			}
 	}
-	rt->ring[(rt->head + count) & (rt->cap - 1)] = row;
+	rt->ring[idx] = row;
+	rt->append_idx = idx;
 	rt->nrows++;
 	/* (every appended row is masked here: the statistics count them so) */
 	if (rt->dfa_simple)
@@ -1505,13 +1525,13 @@ drive(MrRuntime *rt)
 
 /* ---------- DFA mode ---------- */
 
-/* 1 when the condition holds for a and b, else 0, without branching on it */
-static inline uint32
-dfa_test(const DfaCond *dc, Datum a, Datum b)
+/* a compared to b: -1, 0 or 1, in the order of the type's btree opclass */
+static inline int
+dfa_compare(FastType type, Datum a, Datum b)
 {
 	int			c;
 
-	switch (dc->type)
+	switch (type)
 	{
 		case FAST_INT4:
 			c = (DatumGetInt32(a) > DatumGetInt32(b)) - (DatumGetInt32(a) < DatumGetInt32(b));
@@ -1532,7 +1552,14 @@ dfa_test(const DfaCond *dc, Datum a, Datum b)
 			}
 			break;
 	}
-	return (dc->truth >> (c + 1)) & 1;
+	return c;
+}
+
+/* 1 when the condition holds for a and b, else 0, without branching on it */
+static inline uint32
+dfa_test(const DfaCond *dc, Datum a, Datum b)
+{
+	return (dc->truth >> (dfa_compare(dc->type, a, b) + 1)) & 1;
 }
 
 /*
@@ -1602,37 +1629,13 @@ dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 	nulls[0] = slot->tts_isnull;
 	values[1] = rt->dfa_prev_row->values;
 	nulls[1] = rt->dfa_prev_row->nulls;
-	if (rt->dfa_all_float8)
+	for (k = 0; k < rt->dfa_ncmps; k++)
 	{
-		/* the usual conditions on prices, without a switch per condition */
-		for (k = 0; k < rt->dfa_nconds; k++)
-		{
-			const DfaCond *dc = &rt->dfa_conds[k];
-			float8		x = DatumGetFloat8(values[dc->prev[0]][dc->col[0]]);
-			float8		y = DatumGetFloat8(values[dc->prev[1]][dc->col[1]]);
-			uint32		known = !(nulls[dc->prev[0]][dc->col[0]] |
-								  nulls[dc->prev[1]][dc->col[1]]);
-			int			c;
+		const DfaCmp *g = &rt->dfa_cmps[k];
 
-			if (likely(!isnan(x) && !isnan(y)))
-				c = (x > y) - (x < y);
-			else
-				c = float8_gt(x, y) - float8_lt(x, y);
-			mask |= (((dc->truth >> (c + 1)) & known) & 1) << dc->var;
-		}
-		rt->dfa_prev_row = row;
-		return mask;
-	}
-	for (k = 0; k < rt->dfa_nconds; k++)
-	{
-		const DfaCond *dc = &rt->dfa_conds[k];
-		int			c0 = dc->col[0],
-					c1 = dc->col[1];
-		int			s0 = dc->prev[0],
-					s1 = dc->prev[1];
-
-		if (!(nulls[s0][c0] | nulls[s1][c1]))
-			mask |= dfa_test(dc, values[s0][c0], values[s1][c1]) << dc->var;
+		if (!(nulls[g->prev[0]][g->col[0]] | nulls[g->prev[1]][g->col[1]]))
+			mask |= g->bits[dfa_compare(g->type, values[g->prev[0]][g->col[0]],
+										values[g->prev[1]][g->col[1]]) + 1];
 	}
 	rt->dfa_prev_row = row;
 	return mask;
@@ -1731,7 +1734,7 @@ dfa_step_appended(MrRuntime *rt, const MrRow *row)
 
 	if (unlikely(t == NULL))
 		t = dfa_build(rt, mask);
-	rt->ring_trans[(rt->head + (r->pos - rt->buf_first)) & (rt->cap - 1)] = t;
+	rt->ring_trans[rt->append_idx] = t;	/* r->pos is the row just appended */
 	mr_dfa_run_step(r, t);
 	if (r->cur->decided)
 		return true;
@@ -2447,13 +2450,32 @@ mr_runtime_use_dfa(MrRuntime *rt)
 		if (dc->off[0] < -1 || dc->off[0] > 0 || dc->off[1] < -1 || dc->off[1] > 0)
 			rt->dfa_simple = false;
 	}
-	rt->dfa_all_float8 = true;
+	rt->dfa_cmps = MemoryContextAllocZero(rt->cxt, sizeof(DfaCmp) * Max(rt->dfa_nconds, 1));
 	for (i = 0; i < rt->dfa_nconds; i++)
 	{
-		rt->dfa_conds[i].prev[0] = rt->dfa_conds[i].off[0] == -1;
-		rt->dfa_conds[i].prev[1] = rt->dfa_conds[i].off[1] == -1;
-		if (rt->dfa_conds[i].type != FAST_FLOAT8)
-			rt->dfa_all_float8 = false;
+		DfaCond    *dc = &rt->dfa_conds[i];
+		DfaCmp	   *g = NULL;
+		int			k;
+
+		dc->prev[0] = dc->off[0] == -1;
+		dc->prev[1] = dc->off[1] == -1;
+		for (k = 0; k < rt->dfa_ncmps && g == NULL; k++)
+			if (rt->dfa_cmps[k].col[0] == dc->col[0] && rt->dfa_cmps[k].col[1] == dc->col[1] &&
+				rt->dfa_cmps[k].prev[0] == dc->prev[0] && rt->dfa_cmps[k].prev[1] == dc->prev[1] &&
+				rt->dfa_cmps[k].type == dc->type)
+				g = &rt->dfa_cmps[k];
+		if (g == NULL)
+		{
+			g = &rt->dfa_cmps[rt->dfa_ncmps++];
+			g->col[0] = dc->col[0];
+			g->col[1] = dc->col[1];
+			g->prev[0] = dc->prev[0];
+			g->prev[1] = dc->prev[1];
+			g->type = dc->type;
+		}
+		for (k = 0; k < 3; k++)
+			if ((dc->truth >> k) & 1)
+				g->bits[k] |= (uint32) 1 << dc->var;
 	}
 	/* a partition's first row has no previous row: PREV reads NULLs */
 	rt->dfa_null_row = MemoryContextAllocZero(rt->cxt, sizeof(MrRow) +
