@@ -27,6 +27,7 @@
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
+#include "match_recognize.h"
 #include "mr_exec.h"
 #include "mr_scan.h"
 
@@ -494,6 +495,8 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Merged Threads", NULL, (int64) (s.merged + d->merged), es);
 		ExplainPropertyInteger("Peak Threads", NULL,
 							   Max(s.peak_threads, d->peak_threads), es);
+		/* reaching it stops the query with an error (54000): the headroom */
+		ExplainPropertyInteger("Thread Budget", NULL, mr_max_threads, es);
 		if (mr_runtime_uses_dfa(st->rt))
 			ExplainPropertyInteger("Automaton States", NULL,
 								   Max(s.automaton_states, d->automaton_states), es);
