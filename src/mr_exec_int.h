@@ -1,0 +1,550 @@
+/*-------------------------------------------------------------------------
+ * mr_exec_int.h
+ *	  The MATCH_RECOGNIZE runtime's private header: the runtime's state
+ *	  (MrRuntime, the retained rows, the automaton lane's conditions), the
+ *	  small helpers that the per-row paths inline, and the functions the
+ *	  runtime's files share.  Only those files include it; the rest of the
+ *	  extension sees the runtime through mr_exec.h.
+ *
+ * The runtime (see mr_exec.c for its design and invariants) is split in
+ * files of one job each:
+ *
+ *	mr_exec.c		creation, partitions, the row window, mr_runtime_push()
+ *					and mr_runtime_finish(), the general driver (the matcher
+ *					of mr_match.h), AFTER MATCH SKIP, output rows, the
+ *					streaming checkpoint/restore API and the statistics
+ *	mr_eval.c		DEFINE, MEASURES and aggregate evaluation: row and
+ *					lowered expressions, the fast conditions, the matcher's
+ *					DEFINE callback
+ *	mr_exec_dfa.c	the automaton lane (DFA mode, mr_dfa.h): whether a query
+ *					qualifies, its DEFINEs as comparisons, feeding rows,
+ *					settling decided matches
+ *
+ * Performance: what every input row runs must not become a call from one
+ * of these files into another.  mr_runtime_push() inlines the partition
+ * check, window_append() and, in DFA mode, the row's mask
+ * (dfa_mask_simple()) and the automaton's step (dfa_step_appended(),
+ * mr_dfa_run_step()); so these are either in mr_exec.c or static inline
+ * here, as are the helpers the per-match paths of the automaton lane use
+ * (window_trim(), measure_at_last_row(), dfa_reset()).
+ *-------------------------------------------------------------------------
+ */
+#ifndef MR_EXEC_INT_H
+#define MR_EXEC_INT_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "nodes/execnodes.h"
+#include "nodes/params.h"
+#include "utils/float.h"
+
+#include "mr_dfa.h"
+#include "mr_exec.h"
+
+/*
+ * A retained row: the input columns the query reads, deformed.  A released
+ * row stays in its ring slot and is reused by the next row appended there,
+ * and by-reference values of one row live in one allocation, so appending
+ * a row costs no allocation at all when the columns read are by value, and
+ * releasing rows is O(1).
+ */
+typedef struct MrRow
+{
+	Datum	   *values;
+	bool	   *nulls;
+	char	   *byref;			/* copies of the by-reference values, or NULL */
+	uint32		mask;			/* DFA mode: DEFINE bitmask | DFA_MASK_KNOWN, or 0 */
+} MrRow;
+
+#define DFA_MASK_KNOWN 0x80000000u
+#define DFA_TRIM_BATCH 32		/* rows released at once in DFA mode */
+
+/*
+ * DFA mode (mr_dfa.h): for a query whose pattern the automaton supports,
+ * under MR_DEDUP_STATE, without WITHIN, and whose DEFINEs are all inline
+ * comparisons of the current row's columns (and physical PREV/NEXT), every
+ * variable's DEFINE is computed once per row into a bitmask (row->mask) and
+ * the search advances by one cached transition per row (remembered in
+ * ring_trans, beside the row), from which a decided match's labels are read
+ * back.
+ */
+
+
+struct MrRuntime
+{
+	/*
+	 * What one input row touches comes first, together: between two rows
+	 * the child plan (an index scan walks heap and index pages) pushes
+	 * scattered state out of the L1 cache, and a row's work is bound by
+	 * how many cache lines it needs, not by its instructions.
+	 */
+	int64		nrows;
+	int64		buf_first;
+	int64		head;
+	int64		cap;
+	int64		append_idx;		/* the ring slot of row nrows - 1 */
+	int64		needed_from;	/* rows before it are no longer needed (>= buf_first) */
+	int64		unmatched_from;
+	MrRow	  **ring;
+	const MrDfaTrans **ring_trans;	/* DFA mode: the step that consumed each row */
+
+	const MrRow *dfa_prev_row;	/* dfa_simple: the previous row (kept: max_prev >= 1) */
+	MrQuery    *q;
+	bool		in_partition;
+	bool		partition_ended;
+	bool		dfa_fast;		/* DFA, masks on append, no NEXT, no unmatched rows:
+								 * dfa_step_appended() */
+	bool		dfa_lean;		/* DFA, and matches settle by settle_match_lean() */
+	struct DfaCmp *dfa_cmps;	/* dfa_simple: the distinct comparisons */
+	int			dfa_ncmps;
+	bool		dfa_simple;		/* DFA, no DEFINE reads NEXT or before PREV(x, 1) */
+	bool		dfa_mask_on_append; /* DFA, no DEFINE reads NEXT */
+	bool		needed_byval;	/* the needed columns are all by value */
+	int			nneeded;
+	int			dfa_nconds;
+	uint32		dfa_true_mask;	/* variables without DEFINE */
+	int		   *needed;			/* [nneeded] the columns col_needed marks */
+	struct DfaCond *dfa_conds;	/* [dfa_nconds] */
+	Datum	   *part_values;
+	bool	   *part_nulls;
+	bool	   *part_bitwise;
+	int			npartition;		/* q->npartition, at hand */
+	int			max_prev;		/* q->max_prev, at hand */
+	int		   *partition_cols; /* q->partition_cols, at hand */
+	int			natts;			/* q->natts, at hand */
+	uint64		dfa_define_calls;
+	int			dfa_ndefines;
+	MrDfaRun	dfa_search;		/* the current search */
+	MrRuntimeStats stats;
+
+	MrEmitFn	emit;
+	void	   *emit_arg;
+
+	MemoryContext cxt;			/* query lifetime */
+	MemoryContext rowcxt;		/* retained rows */
+	MemoryContext partcxt;		/* partition key copies */
+	MemoryContext evalcxt;		/* per evaluation, reset often */
+	MemoryContext aggcxt;		/* parent of aggregate states */
+
+	ExprContext *econtext;
+	ParamListInfo rowparams;	/* natts + 2 */
+
+	/* partition */
+	FmgrInfo   *part_eq;
+	Oid		   *part_coll;
+
+	/*
+	 * row window: rows [buf_first, nrows) at ring[(head + i) % cap]; cap is
+	 * a power of 2; the other slots hold released rows (or NULL)
+	 */
+	bool	   *col_needed;		/* [natts] columns any expression or output reads */
+	bool	   *col_byval;
+	int16	   *col_len;
+	bool		has_aggs;		/* any AGG slot */
+
+	MrMatcher  *matcher;
+	int64		match_number;
+	int64		covered_upto;
+
+	/* DEFINE evaluation caches for path-independent variables */
+	int64	   *cache_row;
+	bool	   *cache_val;
+	bool	   *cacheable;		/* [nvars] */
+	struct FastCond **fast_define;	/* [nvars] or NULL */
+
+	/* per slot: NAV of a plain column at LAST(set, 0) (+ physical offset) */
+	bool	   *slot_current_column;
+	/* per measure: the expression is just its one slot's value */
+	bool	   *measure_is_slot;
+	/*
+	 * per measure: -1 when it is the value of a plain column at LAST(v, 0)
+	 * (+ PREV/NEXT) of one variable v (>= 0) or of the universal set
+	 * (MR_MEASURE_UNIVERSAL); ONE ROW PER MATCH then reads it through
+	 * last_row_of, filled by one backward walk of the match
+	 */
+	int		   *measure_last_var;
+	int64	   *last_row_of;	/* [nvars] last row of each variable, or -1 */
+	int		   *measure_column; /* and its column and physical offset */
+	int64	   *measure_offset;
+	bool		any_measure_last;
+	bool		all_measures_last;	/* every measure is a column at last_row_of */
+	int		   *outcol_part;	/* [noutcols] partition key index, or -1 */
+	bool		last_rows_known;	/* eval_measures may use last_row_of */
+	bool		last_rows_ready;	/* last_row_of is filled for the match being settled */
+
+	/* partition key comparison without fmgr, when bitwise equality is equality */
+
+	/* aggregate states, one per AGG slot (created lazily) */
+	MrAggState **aggstates;
+
+	/* output */
+	Datum	   *out_values;
+	bool	   *out_nulls;
+	Datum	   *measure_values;
+	bool	   *measure_nulls;
+
+	List	   *subplan_qds;	/* QueryDescs started for sublink expressions */
+
+	bool		degrade_skip;	/* streaming: invalid skip targets degrade */
+
+	/* DFA mode (see MrRow) */
+	bool		dfa_ok;			/* the query qualifies */
+	bool		dfa;			/* and the caller asked for it */
+	MrDfa	   *dfa_auto;		/* the automaton, shared by all partitions */
+	int32	   *dfa_vars;		/* labels of the decided match */
+	bool	   *dfa_excl;
+	int64		dfa_out_cap;
+	MrRow	   *dfa_null_row;	/* ... or this all-NULL one at a partition's start */
+	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
+
+};
+
+/*
+ * A DEFINE condition that is one strict boolean operator over two slot
+ * values (DOWN.price < PREV(DOWN.price)) is called directly instead of
+ * through the expression interpreter and the parameter list.
+ */
+typedef enum FastCmp
+{
+	FAST_FMGR = 0,				/* any strict operator, through fmgr */
+	FAST_LT,					/* built-in comparisons done inline */
+	FAST_LE,
+	FAST_GT,
+	FAST_GE,
+	FAST_EQ,
+	FAST_NE
+} FastCmp;
+
+typedef enum FastType
+{
+	FAST_INT4,
+	FAST_INT8,
+	FAST_FLOAT8
+} FastType;
+
+typedef struct FastCond
+{
+	FmgrInfo	flinfo;
+	Oid			collation;
+	int			slot[2];		/* slot index of each argument */
+	FastCmp		cmp;
+	FastType	type;
+	bool		no_alloc;		/* inline compare of plain columns: allocates nothing */
+} FastCond;
+
+/* a DEFINE in DFA mode: column col[0] of row pos + off[0] <cmp> the same of [1] */
+typedef struct DfaCond
+{
+	int			var;			/* its bit in the mask */
+	int			col[2];
+	int32		off[2];
+	bool		prev[2];		/* dfa_simple: the operand is PREV(x, 1) */
+	FastType	type;
+	uint32		truth;			/* bit c + 1: holds when a compares c (-1, 0, 1) to b */
+} DfaCond;
+
+/*
+ * dfa_simple: one comparison of two operands (a column of the row or of
+ * PREV(x, 1)) that one or more DEFINEs make, each with its own operator
+ * (DOWN AS price < PREV(price), UP AS price > PREV(price)): compared once,
+ * bits[c + 1] are the variables whose condition holds when the first
+ * operand compares c (-1, 0, 1) to the second.
+ */
+typedef struct DfaCmp
+{
+	int			col[2];
+	bool		prev[2];
+	FastType	type;
+	uint32		bits[3];
+} DfaCmp;
+
+#define MR_MEASURE_NOT_LAST (-2)
+#define MR_MEASURE_UNIVERSAL (-1)
+
+/* a match being evaluated (MEASURES) */
+typedef struct MatchView
+{
+	MrMatch    *m;
+	int64		current;		/* current row (ALL ROWS) or last row */
+	int64		vend;			/* visible rows end (exclusive) for RUNNING */
+} MatchView;
+
+/*
+ * The functions the runtime's files share.  PostgreSQL 15 builds a module
+ * without -fvisibility=hidden, so every extern of the module is exported,
+ * and a library loaded with RTLD_GLOBAL could interpose on names as plain
+ * as drive_dfa() or settle_match() (or be interposed by them).  These were
+ * static in one file before; they are hidden, so that they link across the
+ * runtime's files only and the module exports exactly what it did.
+ */
+#if defined(__GNUC__)
+#pragma GCC visibility push(hidden)
+#endif
+
+/* mr_exec.c */
+extern void emit_unmatched_upto(MrRuntime *rt, int64 upto);
+extern int64 skip_position(MrRuntime *rt, MrMatch *m);
+extern void too_many_threads(void);
+extern int64 settle_match(MrRuntime *rt, MrMatch *m);
+
+/* mr_eval.c */
+extern bool define_callback(void *arg, int var, int64_t row, const MrPath *path);
+extern void eval_measures(MrRuntime *rt, const MatchView *mv);
+extern void advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final);
+extern void restart_aggs(MrRuntime *rt);
+
+/* mr_exec_dfa.c */
+extern const MrDfaTrans *dfa_build(MrRuntime *rt, uint32 mask);
+extern void drive_dfa(MrRuntime *rt);
+extern bool dfa_qualifies(MrRuntime *rt);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+/* ---------- row window ---------- */
+
+static inline MrRow *
+row_at(MrRuntime *rt, int64 pos)
+{
+	Assert(pos >= rt->buf_first && pos < rt->nrows);
+	return rt->ring[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
+}
+
+/* DFA mode: where the transition that consumed row pos is remembered */
+static inline const MrDfaTrans **
+row_trans(MrRuntime *rt, int64 pos)
+{
+	Assert(pos >= rt->buf_first && pos < rt->nrows);
+	return &rt->ring_trans[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
+}
+
+static inline bool
+row_known(MrRuntime *rt, int64 pos)
+{
+	return pos >= rt->buf_first && pos < rt->nrows;
+}
+
+static inline void
+window_trim(MrRuntime *rt, int64 keep_from)
+{
+	if (keep_from > rt->nrows)
+		keep_from = rt->nrows;
+	if (keep_from > rt->needed_from)
+		rt->needed_from = keep_from;
+	if (keep_from <= rt->buf_first)
+		return;
+	/* released rows stay in their slots, for window_append() to reuse */
+	if (!rt->needed_byval)
+	{
+		int64		r;
+
+		for (r = rt->buf_first; r < keep_from; r++)
+		{
+			MrRow	   *row = row_at(rt, r);
+
+			if (row->byref)
+			{
+				pfree(row->byref);
+				row->byref = NULL;
+			}
+		}
+	}
+	rt->head = (rt->head + (keep_from - rt->buf_first)) & (rt->cap - 1);
+	rt->buf_first = keep_from;
+}
+
+/* ---------- pattern variable sets ---------- */
+
+static inline bool
+in_set(const MrVarSet *set, int var)
+{
+	return set->universal || (var >= 0 && set->member[var]);
+}
+
+/* ---------- MEASURES at the last rows of a match ---------- */
+
+/*
+ * The usual ONE ROW PER MATCH measures (all_measures_last): columns of the
+ * last row of a variable (last_row_of, filled) or of the match, rows
+ * start .. end - 1, plus a physical offset.
+ */
+static inline void
+measure_at_last_row(MrRuntime *rt, int i, int64 start, int64 end, Datum *value, bool *isnull)
+{
+	int			v = rt->measure_last_var[i];
+	int64		r = v == MR_MEASURE_UNIVERSAL ? end - 1 : rt->last_row_of[v];
+
+	if (r >= 0 && end > start)
+	{
+		r += rt->measure_offset[i];
+		if (row_known(rt, r))
+		{
+			MrRow	   *row = row_at(rt, r);
+
+			*value = row->values[rt->measure_column[i]];
+			*isnull = row->nulls[rt->measure_column[i]];
+			return;
+		}
+	}
+	*value = (Datum) 0;
+	*isnull = true;
+}
+
+/* ---------- DFA mode: what one row runs ---------- */
+
+/* a compared to b: -1, 0 or 1, in the order of the type's btree opclass */
+static inline int
+dfa_compare(FastType type, Datum a, Datum b)
+{
+	int			c;
+
+	switch (type)
+	{
+		case FAST_INT4:
+			c = (DatumGetInt32(a) > DatumGetInt32(b)) - (DatumGetInt32(a) < DatumGetInt32(b));
+			break;
+		case FAST_INT8:
+			c = (DatumGetInt64(a) > DatumGetInt64(b)) - (DatumGetInt64(a) < DatumGetInt64(b));
+			break;
+		default:
+			/* float8_cmp_internal's order: NaN sorts last */
+			{
+				float8		x = DatumGetFloat8(a),
+							y = DatumGetFloat8(b);
+
+				if (likely(!isnan(x) && !isnan(y)))
+					c = (x > y) - (x < y);
+				else
+					c = float8_gt(x, y) - float8_lt(x, y);
+			}
+			break;
+	}
+	return c;
+}
+
+/* 1 when the condition holds for a and b, else 0, without branching on it */
+static inline uint32
+dfa_test(const DfaCond *dc, Datum a, Datum b)
+{
+	return (dc->truth >> (dfa_compare(dc->type, a, b) + 1)) & 1;
+}
+
+/*
+ * Which variables' DEFINE holds at row pos (whose row is `row`), as a
+ * bitmask; as eval_fast_condition(): a NULL operand or a row outside the
+ * partition makes the condition false.
+ */
+static inline uint32
+dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
+{
+	uint32		mask = rt->dfa_true_mask;
+	int			k;
+
+	for (k = 0; k < rt->dfa_nconds; k++)
+	{
+		const DfaCond *dc = &rt->dfa_conds[k];
+		const MrRow *ra,
+				   *rb;
+		int64		p;
+
+		if (dc->off[0] == 0)
+			ra = row;
+		else
+		{
+			p = pos + dc->off[0];
+			if (p < rt->buf_first || p >= rt->nrows)
+				continue;
+			ra = row_at(rt, p);
+		}
+		if (dc->off[1] == 0)
+			rb = row;
+		else
+		{
+			p = pos + dc->off[1];
+			if (p < rt->buf_first || p >= rt->nrows)
+				continue;
+			rb = row_at(rt, p);
+		}
+		if (ra->nulls[dc->col[0]] || rb->nulls[dc->col[1]])
+			continue;
+		mask |= dfa_test(dc, ra->values[dc->col[0]], rb->values[dc->col[1]]) << dc->var;
+	}
+	return mask;
+}
+
+/*
+ * dfa_mask() for a row being appended when every DEFINE operand is the row
+ * itself or PREV(x, 1): the previous row is still in the window (max_prev
+ * >= 1 keeps it), so the masks cost a few loads and compares.  Row 0 of a
+ * partition reads an all-NULL row instead: a condition reading it is
+ * false, as in dfa_mask().
+ */
+static inline uint32
+dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
+{
+	uint32		mask = rt->dfa_true_mask;
+	const Datum *values[2];
+	const bool *nulls[2];
+	int			k;
+
+	/*
+	 * The current row's operands come from the slot, not from the copy
+	 * just stored into `row`: reading back bytes that were only just
+	 * written can stall on store forwarding.
+	 */
+	values[0] = slot->tts_values;
+	nulls[0] = slot->tts_isnull;
+	values[1] = rt->dfa_prev_row->values;
+	nulls[1] = rt->dfa_prev_row->nulls;
+	for (k = 0; k < rt->dfa_ncmps; k++)
+	{
+		const DfaCmp *g = &rt->dfa_cmps[k];
+
+		if (!(nulls[g->prev[0]][g->col[0]] | nulls[g->prev[1]][g->col[1]]))
+			mask |= g->bits[dfa_compare(g->type, values[g->prev[0]][g->col[0]],
+										values[g->prev[1]][g->col[1]]) + 1];
+	}
+	rt->dfa_prev_row = row;
+	return mask;
+}
+
+/* start a search at row pos */
+static inline void
+dfa_reset(MrRuntime *rt, int64 pos)
+{
+	mr_dfa_run_reset(&rt->dfa_search, mr_dfa_initial(rt->dfa_auto), pos);
+}
+
+/*
+ * dfa_run() for the usual row: the one just appended (whose mask is known),
+ * fed right away, no WITH UNMATCHED ROWS.  Returns true when a match is
+ * decided (drive_dfa() then settles it).
+ */
+static pg_attribute_always_inline bool
+dfa_step_appended(MrRuntime *rt, const MrRow *row)
+{
+	MrDfaRun   *r = &rt->dfa_search;
+	uint32		mask = row->mask & ~DFA_MASK_KNOWN;
+	const MrDfaTrans *t = r->cur->trans[mask];
+	int64		earliest,
+				keep;
+
+	if (unlikely(t == NULL))
+		t = dfa_build(rt, mask);
+	rt->ring_trans[rt->append_idx] = t;	/* r->pos is the row just appended */
+	mr_dfa_run_step(r, t);
+	if (r->cur->decided)
+		return true;
+	earliest = mr_dfa_run_earliest(r);
+	rt->unmatched_from = Max(rt->unmatched_from, earliest);
+	/* as in dfa_run(): Min(unmatched_from, earliest) is earliest now */
+	keep = earliest - rt->max_prev;
+	rt->needed_from = Max(rt->needed_from, keep);
+	if (keep > rt->buf_first + DFA_TRIM_BATCH)
+		window_trim(rt, keep);
+	return false;
+}
+
+#endif							/* MR_EXEC_INT_H */
