@@ -456,22 +456,8 @@ eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
 		return false;
 	if (fc->cmp != FAST_FMGR)
 	{
-		int			c;
+		int			c = fast_compare(fc->type, a, b);
 
-		/* float8 comparisons follow float8_cmp_internal (NaN sorts last) */
-		switch (fc->type)
-		{
-			case FAST_INT4:
-				c = (DatumGetInt32(a) > DatumGetInt32(b)) - (DatumGetInt32(a) < DatumGetInt32(b));
-				break;
-			case FAST_INT8:
-				c = (DatumGetInt64(a) > DatumGetInt64(b)) - (DatumGetInt64(a) < DatumGetInt64(b));
-				break;
-			default:
-				c = float8_gt(DatumGetFloat8(a), DatumGetFloat8(b)) -
-					float8_lt(DatumGetFloat8(a), DatumGetFloat8(b));
-				break;
-		}
 		switch (fc->cmp)
 		{
 			case FAST_LT:

@@ -23,6 +23,7 @@
  */
 #include "postgres.h"
 
+#include "access/detoast.h"
 #include "access/htup_details.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
@@ -121,7 +122,28 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 			}
 			row->nulls[i] = false;
 			row->values[i] = slot->tts_values[i];
-			if (!rt->col_byval[i])
+			if (rt->col_len[i] == -1)
+			{
+				/*
+				 * The window keeps varlenas plain (4-byte header, inline,
+				 * uncompressed): functions then read them without making a
+				 * copy (numeric_cmp in fast conditions relies on it).
+				 */
+				struct varlena *v = (struct varlena *) DatumGetPointer(row->values[i]);
+
+				if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+				{
+					MemoryContext old = MemoryContextSwitchTo(rt->evalcxt);
+
+					v = detoast_attr(v);
+					MemoryContextSwitchTo(old);
+					row->values[i] = PointerGetDatum(v);
+				}
+				byref_size += MAXALIGN(VARATT_IS_SHORT(v) ?
+									   VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ :
+									   VARSIZE(v));
+			}
+			else if (!rt->col_byval[i])
 				byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
 		}
 	}
@@ -133,9 +155,23 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		for (i = 0; i < rt->q->natts; i++)
 			if (!rt->col_byval[i] && !row->nulls[i])
 			{
-				Size		sz = datumGetSize(row->values[i], false, rt->col_len[i]);
+				Pointer		v = DatumGetPointer(row->values[i]);
+				Size		sz;
 
-				memcpy(p, DatumGetPointer(row->values[i]), sz);
+				if (rt->col_len[i] == -1 && VARATT_IS_SHORT(v))
+				{
+					/* widen a packed header */
+					sz = VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ;
+					SET_VARSIZE(p, sz);
+					memcpy(VARDATA(p), VARDATA_SHORT(v), sz - VARHDRSZ);
+				}
+				else
+				{
+					sz = datumGetSize(row->values[i], false, rt->col_len[i]);
+					memcpy(p, v, sz);
+				}
+				if (v != DatumGetPointer(slot->tts_values[i]))
+					pfree(v);	/* detoasted above */
 				row->values[i] = PointerGetDatum(p);
 				p += MAXALIGN(sz);
 			}
@@ -736,6 +772,12 @@ make_fast_cond(MrLowered *lw)
 			FAST_CASE(F_FLOAT8GE, FAST_FLOAT8, FAST_GE);
 			FAST_CASE(F_FLOAT8EQ, FAST_FLOAT8, FAST_EQ);
 			FAST_CASE(F_FLOAT8NE, FAST_FLOAT8, FAST_NE);
+			FAST_CASE(F_NUMERIC_LT, FAST_NUMERIC, FAST_LT);
+			FAST_CASE(F_NUMERIC_LE, FAST_NUMERIC, FAST_LE);
+			FAST_CASE(F_NUMERIC_GT, FAST_NUMERIC, FAST_GT);
+			FAST_CASE(F_NUMERIC_GE, FAST_NUMERIC, FAST_GE);
+			FAST_CASE(F_NUMERIC_EQ, FAST_NUMERIC, FAST_EQ);
+			FAST_CASE(F_NUMERIC_NE, FAST_NUMERIC, FAST_NE);
 #undef FAST_CASE
 		default:
 			break;

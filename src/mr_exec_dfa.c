@@ -402,6 +402,8 @@ mr_runtime_use_dfa(MrRuntime *rt)
 			g->prev[0] = dc->prev[0];
 			g->prev[1] = dc->prev[1];
 			g->type = dc->type;
+			if (g->type == FAST_NUMERIC)
+				rt->dfa_cur_from_row = true;
 		}
 		for (k = 0; k < 3; k++)
 			if ((dc->truth >> k) & 1)

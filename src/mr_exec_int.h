@@ -38,6 +38,7 @@
 #include "nodes/execnodes.h"
 #include "nodes/params.h"
 #include "utils/float.h"
+#include "utils/fmgrprotos.h"
 
 #include "mr_dfa.h"
 #include "mr_exec.h"
@@ -97,6 +98,7 @@ struct MrRuntime
 								 * dfa_step_appended() */
 	bool		dfa_lean;		/* DFA, and matches settle by settle_match_lean() */
 	struct DfaCmp *dfa_cmps;	/* dfa_simple: the distinct comparisons */
+	bool		dfa_cur_from_row;	/* some compare numerics (read the row) */
 	int			dfa_ncmps;
 	bool		dfa_simple;		/* DFA, no DEFINE reads NEXT or before PREV(x, 1) */
 	bool		dfa_mask_on_append; /* DFA, no DEFINE reads NEXT */
@@ -220,7 +222,9 @@ typedef enum FastType
 {
 	FAST_INT4,
 	FAST_INT8,
-	FAST_FLOAT8
+	FAST_FLOAT8,
+	FAST_NUMERIC				/* through numeric_cmp: no allocation on the
+								 * window's plain (4-byte header) copies */
 } FastType;
 
 typedef struct FastCond
@@ -394,14 +398,22 @@ measure_at_last_row(MrRuntime *rt, int i, int64 start, int64 end, Datum *value, 
 
 /* ---------- DFA mode: what one row runs ---------- */
 
-/* a compared to b: -1, 0 or 1, in the order of the type's btree opclass */
+/*
+ * a compared to b: -1, 0 or 1, in the order of the type's btree opclass
+ * (float8: NaN sorts last, as float8_cmp_internal).  Numeric operands must
+ * be plain varlenas, as the row window keeps them.
+ */
 static inline int
-dfa_compare(FastType type, Datum a, Datum b)
+fast_compare(FastType type, Datum a, Datum b)
 {
 	int			c;
 
 	switch (type)
 	{
+		case FAST_NUMERIC:
+			c = DatumGetInt32(DirectFunctionCall2(numeric_cmp, a, b));
+			c = (c > 0) - (c < 0);
+			break;
 		case FAST_INT4:
 			c = (DatumGetInt32(a) > DatumGetInt32(b)) - (DatumGetInt32(a) < DatumGetInt32(b));
 			break;
@@ -428,7 +440,7 @@ dfa_compare(FastType type, Datum a, Datum b)
 static inline uint32
 dfa_test(const DfaCond *dc, Datum a, Datum b)
 {
-	return (dc->truth >> (dfa_compare(dc->type, a, b) + 1)) & 1;
+	return (dc->truth >> (fast_compare(dc->type, a, b) + 1)) & 1;
 }
 
 /*
@@ -494,8 +506,17 @@ dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 	 * just stored into `row`: reading back bytes that were only just
 	 * written can stall on store forwarding.
 	 */
-	values[0] = slot->tts_values;
-	nulls[0] = slot->tts_isnull;
+	if (unlikely(rt->dfa_cur_from_row))
+	{
+		/* numeric operands: the window's plain copy, not the slot's */
+		values[0] = row->values;
+		nulls[0] = row->nulls;
+	}
+	else
+	{
+		values[0] = slot->tts_values;
+		nulls[0] = slot->tts_isnull;
+	}
 	values[1] = rt->dfa_prev_row->values;
 	nulls[1] = rt->dfa_prev_row->nulls;
 	for (k = 0; k < rt->dfa_ncmps; k++)
@@ -503,7 +524,7 @@ dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 		const DfaCmp *g = &rt->dfa_cmps[k];
 
 		if (!(nulls[g->prev[0]][g->col[0]] | nulls[g->prev[1]][g->col[1]]))
-			mask |= g->bits[dfa_compare(g->type, values[g->prev[0]][g->col[0]],
+			mask |= g->bits[fast_compare(g->type, values[g->prev[0]][g->col[0]],
 										values[g->prev[1]][g->col[1]]) + 1];
 	}
 	rt->dfa_prev_row = row;

@@ -42,7 +42,8 @@ CREATE EXTENSION match_recognize;
 CREATE TABLE t AS SELECT (ARRAY['X','Y',NULL])[1 + g % 3] AS symbol,
   CASE WHEN g % 11 = 0 THEN NULL ELSE g END AS ts,
   CASE WHEN g % 7 = 0 THEN NULL ELSE (g * 37) % 13 END AS price,
-  g AS id
+  g AS id,
+  CASE WHEN g % 5 = 0 THEN NULL ELSE round(((g * 53) % 17) / 3.0, 2) END AS pn
   FROM generate_series(1, ROWS) g;
 CREATE INDEX ON t (symbol, ts);
 ANALYZE t;
@@ -93,10 +94,13 @@ def cond(v):
                               '%s.price >= NEXT(%s.price)' % (v, v), 'true',
                               '%s.price <> PREV(%s.price, 2)' % (v, v), '%s.ts < NEXT(%s.ts)' % (v, v),
                               '%s.price = PREV(%s.price)' % (v, v),
-                              '%s.price <= NEXT(%s.price, 3)' % (v, v)])
+                              '%s.price <= NEXT(%s.price, 3)' % (v, v),
+                              '%s.pn > PREV(%s.pn)' % (v, v), '%s.pn <= PREV(%s.pn)' % (v, v),
+                              '%s.pn <> NEXT(%s.pn)' % (v, v)])
     return random.choice(['%s.price > PREV(%s.price)' % (v, v), '%s.price < PREV(%s.price)' % (v, v),
                           '%s.price >= NEXT(%s.price)' % (v, v), 'true', '%s.price %% 2 = 0' % v,
-                          '%s.price > FIRST(A.price)' % v, 'count(*) < 4', '%s.ts IS NOT NULL' % v])
+                          '%s.price > FIRST(A.price)' % v, 'count(*) < 4', '%s.ts IS NOT NULL' % v,
+                          '%s.pn < PREV(%s.pn)' % (v, v), '%s.pn >= FIRST(%s.pn)' % (v, v)])
 
 
 failed = 0
