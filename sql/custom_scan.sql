@@ -185,6 +185,32 @@ SELECT line FROM cs_explain($$SELECT * FROM match_recognize($q$ cs_auto MATCH_RE
 WHERE line ~ 'Matcher|Automaton|Rows Read|Matches';
 DROP FUNCTION cs_auto_compare(text, text, text, text);
 DROP TABLE cs_auto;
+-- numeric operands kept out of line (EXTERNAL) and compressed (pglz): the
+-- automaton compares them in the window's detoasted copies
+CREATE TABLE cs_bignum (k text, ts int, v numeric, w numeric);
+ALTER TABLE cs_bignum ALTER COLUMN v SET STORAGE EXTERNAL;
+INSERT INTO cs_bignum
+SELECT 'k', g, (repeat('1', 5000) || (g * 7 % 10)::text)::numeric,
+       (repeat('12', 2500) || (g * 3 % 10)::text)::numeric
+FROM generate_series(1, 40) g;
+SELECT pg_column_compression(w) AS w_compression, pg_column_size(v) > 2000 AS v_out_of_line
+FROM cs_bignum WHERE ts = 1;
+CREATE FUNCTION cs_bignum_q() RETURNS text LANGUAGE sql IMMUTABLE AS $f$
+SELECT $$ cs_bignum MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+    MEASURES FIRST(A.ts) AS a, LAST(B.ts) AS b, LAST(C.ts) AS c
+    ONE ROW PER MATCH PATTERN (A B+ C+)
+    DEFINE B AS B.v < PREV(B.v), C AS C.w >= PREV(C.w)) $$ $f$;
+SELECT line FROM cs_explain($$SELECT * FROM match_recognize(cs_bignum_q()) AS m(k text, a int, b int, c int)$$)
+  AS line WHERE line ~ 'Matcher:';
+CREATE TEMP TABLE cs_bn_node AS SELECT * FROM match_recognize(cs_bignum_q()) AS m(k text, a int, b int, c int);
+SET match_recognize.enable_custom_scan = off;
+CREATE TEMP TABLE cs_bn_func AS SELECT * FROM match_recognize(cs_bignum_q()) AS m(k text, a int, b int, c int);
+RESET match_recognize.enable_custom_scan;
+SELECT (SELECT count(*) FROM cs_bn_node) AS node_rows,
+       (SELECT count(*) FROM (SELECT * FROM cs_bn_node EXCEPT ALL SELECT * FROM cs_bn_func) d) AS only_node,
+       (SELECT count(*) FROM (SELECT * FROM cs_bn_func EXCEPT ALL SELECT * FROM cs_bn_node) d) AS only_func;
+DROP FUNCTION cs_bignum_q();
+DROP TABLE cs_bignum;
 
 -- a non-constant argument: the set-returning function runs (fallback)
 EXPLAIN (COSTS OFF)

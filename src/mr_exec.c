@@ -125,13 +125,16 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 			if (rt->col_len[i] == -1)
 			{
 				/*
-				 * The window keeps varlenas plain (4-byte header, inline,
-				 * uncompressed): functions then read them without making a
-				 * copy (numeric_cmp in fast conditions relies on it).
+				 * The window widens packed varlena headers, and keeps the
+				 * columns fast conditions compare (col_plain) inline and
+				 * uncompressed too: functions then read them without making
+				 * a copy (numeric_cmp in fast conditions relies on it).
+				 * Other columns stay as they came (a TOAST pointer is only
+				 * fetched when something reads it).
 				 */
 				struct varlena *v = (struct varlena *) DatumGetPointer(row->values[i]);
 
-				if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+				if (rt->col_plain[i] && (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)))
 				{
 					MemoryContext old = MemoryContextSwitchTo(rt->evalcxt);
 
@@ -141,7 +144,7 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 				}
 				byref_size += MAXALIGN(VARATT_IS_SHORT(v) ?
 									   VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ :
-									   VARSIZE(v));
+									   VARSIZE_ANY(v));
 			}
 			else if (!rt->col_byval[i])
 				byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
@@ -855,6 +858,7 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->col_needed = palloc0(sizeof(bool) * Max(q->natts, 1));
 	rt->col_byval = palloc0(sizeof(bool) * Max(q->natts, 1));
 	rt->col_len = palloc0(sizeof(int16) * Max(q->natts, 1));
+	rt->col_plain = palloc0(sizeof(bool) * Max(q->natts, 1));
 	for (i = 0; i < q->natts; i++)
 	{
 		rt->col_byval[i] = TupleDescAttr(q->input_desc, i)->attbyval;
@@ -960,6 +964,11 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 			fc->no_alloc = fc->cmp != FAST_FMGR &&
 				rt->slot_current_column[fc->slot[0]] &&
 				rt->slot_current_column[fc->slot[1]];
+		if (fc && fc->no_alloc && fc->type == FAST_NUMERIC)
+		{
+			rt->col_plain[q->slots[fc->slot[0]].row.column] = true;
+			rt->col_plain[q->slots[fc->slot[1]].row.column] = true;
+		}
 	}
 	rt->skip_member = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
 	if (q->clause->skip == MR_SKIP_TO_FIRST || q->clause->skip == MR_SKIP_TO_LAST)
