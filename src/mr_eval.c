@@ -293,6 +293,89 @@ define_logical_row(const DefineView *dv, const MrSlot *slot)
 	}
 }
 
+/*
+ * Where a slot is evaluated: in a DEFINE, over one candidate path (the row
+ * being tested and the labels so far), or in MEASURES, over a decided match
+ * (dv or mv is set).  MATCH_NUMBER(), CLASSIFIER() and navigation read
+ * their rows and labels through it the same way in both; only aggregates
+ * differ (see the callers).
+ */
+typedef struct SlotView
+{
+	const DefineView *dv;
+	const MatchView *mv;
+	int64		match_number;
+} SlotView;
+
+static int64 match_logical_row(const MatchView *mv, const MrSlot *slot);
+static int	match_label(const MrMatch *m, int64 pos);
+
+static inline int64
+view_logical_row(const SlotView *sv, const MrSlot *slot)
+{
+	return sv->dv ? define_logical_row(sv->dv, slot) : match_logical_row(sv->mv, slot);
+}
+
+static inline int
+view_label(const SlotView *sv, int64 pos)
+{
+	return sv->dv ? define_label(sv->dv, pos) : match_label(sv->mv->m, pos);
+}
+
+/* a MATCH_NUMBER(), CLASSIFIER() or navigation slot's value, seen from sv */
+static void
+view_slot_value(MrRuntime *rt, const SlotView *sv, MrSlot *slot, Datum *v, bool *isnull)
+{
+	switch (slot->kind)
+	{
+		case MR_SLOT_MATCH_NUMBER:
+			*v = Int64GetDatum(sv->match_number);
+			*isnull = false;
+			return;
+		case MR_SLOT_CLASSIFIER:
+			{
+				MrSlot		tmp = *slot;
+				int64		r;
+
+				tmp.logical_first = false;
+				tmp.logical_offset = 0;
+				r = view_logical_row(sv, &tmp);
+				if (r < 0)
+				{
+					*isnull = true;
+					return;
+				}
+				*v = CStringGetTextDatum(var_name(rt, view_label(sv, r)));
+				*isnull = false;
+				return;
+			}
+		case MR_SLOT_NAV:
+			{
+				int64		r = view_logical_row(sv, slot);
+
+				if (r < 0)
+				{
+					*isnull = true;
+					return;
+				}
+				r += slot->physical_offset;
+				if (r < 0 || !row_known(rt, r))
+				{
+					*isnull = true;
+					return;
+				}
+				*v = eval_row_expr(rt, &slot->row, r,
+								   slot->row.uses_classifier ? view_label(sv, r) : -1,
+								   sv->match_number, isnull);
+				return;
+			}
+		case MR_SLOT_AGG:
+			break;				/* the callers' */
+	}
+	*v = (Datum) 0;
+	*isnull = true;
+}
+
 static void
 define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *isnull)
 {
@@ -321,76 +404,37 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 		return;
 	}
 
-	switch (slot->kind)
+	if (slot->kind != MR_SLOT_AGG)
 	{
-		case MR_SLOT_MATCH_NUMBER:
-			*v = Int64GetDatum(rt->match_number + 1);
-			*isnull = false;
-			return;
-		case MR_SLOT_CLASSIFIER:
-			{
-				MrSlot		tmp = *slot;
-				int64		r;
+		SlotView	sv;
 
-				tmp.logical_first = false;
-				tmp.logical_offset = 0;
-				r = define_logical_row(dv, &tmp);
-				if (r < 0)
-				{
-					*isnull = true;
-					return;
-				}
-				*v = CStringGetTextDatum(var_name(rt, define_label(dv, r)));
-				*isnull = false;
-				return;
-			}
-		case MR_SLOT_NAV:
-			{
-				int64		r = define_logical_row(dv, slot);
+		sv.dv = dv;
+		sv.mv = NULL;
+		sv.match_number = rt->match_number + 1;
+		view_slot_value(rt, &sv, slot, v, isnull);
+		return;
+	}
+	/* an aggregate over the candidate path: recomputed (DEFINE is rare here) */
+	{
+		MrAggState *st = agg_state(rt, s);
+		int64		n = dv->path->len,
+					i;
+		int64	   *rows = palloc(sizeof(int64) * (n + 1));
+		int		   *labels = palloc(sizeof(int) * (n + 1));
+		const MrHist *h;
 
-				if (r < 0)
-				{
-					*isnull = true;
-					return;
-				}
-				r += slot->physical_offset;
-				if (r < 0 || !row_known(rt, r))
-				{
-					*isnull = true;
-					return;
-				}
-				*v = eval_row_expr(rt, &slot->row, r,
-								   slot->row.uses_classifier ? define_label(dv, r) : -1,
-								   rt->match_number + 1, isnull);
-				return;
-			}
-		case MR_SLOT_AGG:
-			{
-				MrAggState *st = agg_state(rt, s);
-				int64		n = dv->path->len,
-							i;
-				int64	   *rows = palloc(sizeof(int64) * (n + 1));
-				int		   *labels = palloc(sizeof(int) * (n + 1));
-				const MrHist *h;
-				int64		k = 0;
-
-				mr_agg_restart(slot->agg, st);
-				for (h = dv->path->last, i = n - 1; h && i >= 0; h = h->prev, i--)
-				{
-					rows[i] = h->row;
-					labels[i] = h->var;
-				}
-				for (i = 0; i < n; i++)
-					if (in_set(&slot->set, labels[i]))
-					{
-						agg_advance_row(rt, s, rows[i], labels[i], rt->match_number + 1);
-						k++;
-					}
-				if (in_set(&slot->set, dv->var))
-					agg_advance_row(rt, s, dv->row, dv->var, rt->match_number + 1);
-				*v = mr_agg_result(slot->agg, st, isnull);
-				return;
-			}
+		mr_agg_restart(slot->agg, st);
+		for (h = dv->path->last, i = n - 1; h && i >= 0; h = h->prev, i--)
+		{
+			rows[i] = h->row;
+			labels[i] = h->var;
+		}
+		for (i = 0; i < n; i++)
+			if (in_set(&slot->set, labels[i]))
+				agg_advance_row(rt, s, rows[i], labels[i], rt->match_number + 1);
+		if (in_set(&slot->set, dv->var))
+			agg_advance_row(rt, s, dv->row, dv->var, rt->match_number + 1);
+		*v = mr_agg_result(slot->agg, st, isnull);
 	}
 }
 
@@ -580,53 +624,17 @@ measure_slot_value(MrRuntime *rt, const MatchView *mv, int s, Datum *v, bool *is
 	MrSlot	   *slot = &rt->q->slots[s];
 	const MrMatch *m = mv->m;
 
-	switch (slot->kind)
+	if (slot->kind != MR_SLOT_AGG)
 	{
-		case MR_SLOT_MATCH_NUMBER:
-			*v = Int64GetDatum(m->number);
-			*isnull = false;
-			return;
-		case MR_SLOT_CLASSIFIER:
-			{
-				MrSlot		tmp = *slot;
-				int64		r;
+		SlotView	sv;
 
-				tmp.logical_first = false;
-				tmp.logical_offset = 0;
-				r = match_logical_row(mv, &tmp);
-				if (r < 0)
-				{
-					*isnull = true;
-					return;
-				}
-				*v = CStringGetTextDatum(var_name(rt, match_label(m, r)));
-				*isnull = false;
-				return;
-			}
-		case MR_SLOT_NAV:
-			{
-				int64		r = match_logical_row(mv, slot);
-
-				if (r < 0)
-				{
-					*isnull = true;
-					return;
-				}
-				r += slot->physical_offset;
-				if (r < 0 || !row_known(rt, r))
-				{
-					*isnull = true;
-					return;
-				}
-				*v = eval_row_expr(rt, &slot->row, r,
-								   slot->row.uses_classifier ? match_label(m, r) : -1,
-								   m->number, isnull);
-				return;
-			}
-		case MR_SLOT_AGG:
-			*v = mr_agg_result(slot->agg, agg_state(rt, s), isnull);
-			return;
+		sv.dv = NULL;
+		sv.mv = mv;
+		sv.match_number = m->number;
+		view_slot_value(rt, &sv, slot, v, isnull);
+		return;
 	}
+	*v = mr_agg_result(slot->agg, agg_state(rt, s), isnull);
 }
 
 static inline void
