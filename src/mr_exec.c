@@ -587,7 +587,20 @@ start_partition(MrRuntime *rt, TupleTableSlot *slot)
 		rt->cache_row[i] = -1;
 }
 
-static bool
+/* the partition ended (if one was running); slot's row starts the next */
+static pg_noinline void
+next_partition(MrRuntime *rt, TupleTableSlot *slot)
+{
+	if (rt->in_partition)
+	{
+		rt->partition_ended = true;
+		drive(rt);
+		rt->in_partition = false;
+	}
+	start_partition(rt, slot);
+}
+
+static inline bool
 same_partition(MrRuntime *rt, TupleTableSlot *slot)
 {
 	int			i;
@@ -621,14 +634,8 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 	MrRow	   *row;
 
 	slot_getallattrs(slot);		/* once, for the partition check and the window */
-	if (rt->in_partition && !same_partition(rt, slot))
-	{
-		rt->partition_ended = true;
-		drive(rt);
-		rt->in_partition = false;
-	}
-	if (!rt->in_partition)
-		start_partition(rt, slot);
+	if (unlikely(!rt->in_partition) || !same_partition(rt, slot))
+		next_partition(rt, slot);
 	rt->stats.rows_in++;
 	row = window_append(rt, slot);
 	if (rt->dfa_fast && rt->dfa_search.pos == rt->nrows - 1 &&

@@ -499,35 +499,39 @@ static inline uint32
 dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 {
 	uint32		mask = rt->dfa_true_mask;
-	const Datum *values[2];
-	const bool *nulls[2];
+	const Datum *cv,
+			   *pv = rt->dfa_prev_row->values;
+	const bool *cn,
+			   *pn = rt->dfa_prev_row->nulls;
 	int			k;
 
 	/*
 	 * The current row's operands come from the slot, not from the copy
 	 * just stored into `row`: reading back bytes that were only just
-	 * written can stall on store forwarding.
+	 * written can stall on store forwarding.  (Pointers picked by selects,
+	 * not kept in arrays on the stack, which would cost a stack canary.)
 	 */
 	if (unlikely(rt->dfa_cur_from_row))
 	{
 		/* numeric operands: the window's plain copy, not the slot's */
-		values[0] = row->values;
-		nulls[0] = row->nulls;
+		cv = row->values;
+		cn = row->nulls;
 	}
 	else
 	{
-		values[0] = slot->tts_values;
-		nulls[0] = slot->tts_isnull;
+		cv = slot->tts_values;
+		cn = slot->tts_isnull;
 	}
-	values[1] = rt->dfa_prev_row->values;
-	nulls[1] = rt->dfa_prev_row->nulls;
 	for (k = 0; k < rt->dfa_ncmps; k++)
 	{
 		const DfaCmp *g = &rt->dfa_cmps[k];
+		const Datum *va = g->prev[0] ? pv : cv,
+				   *vb = g->prev[1] ? pv : cv;
+		const bool *na = g->prev[0] ? pn : cn,
+				   *nb = g->prev[1] ? pn : cn;
 
-		if (!(nulls[g->prev[0]][g->col[0]] | nulls[g->prev[1]][g->col[1]]))
-			mask |= g->bits[fast_compare(g->type, values[g->prev[0]][g->col[0]],
-										values[g->prev[1]][g->col[1]]) + 1];
+		if (!(na[g->col[0]] | nb[g->col[1]]))
+			mask |= g->bits[fast_compare(g->type, va[g->col[0]], vb[g->col[1]]) + 1];
 	}
 	rt->dfa_prev_row = row;
 	return mask;

@@ -191,12 +191,10 @@ mr_dfa_run_finish(MrDfaRun *r, MrDfa *dfa)
 static inline int64_t
 mr_dfa_run_earliest(const MrDfaRun *r)
 {
-	int64_t		from[3];
+	uint8_t		k = r->cur->earliest_from;
 
-	from[0] = r->starts[0];
-	from[1] = r->best_start;
-	from[2] = r->pos;
-	return from[r->cur->earliest_from];
+	/* selects, not a table on the stack (it would cost the caller a canary) */
+	return k == 0 ? r->starts[0] : k == 1 ? r->best_start : r->pos;
 }
 
 /* a match is decided (read it back, then reset at the skip position) */
