@@ -241,7 +241,7 @@ def main():
     elif args.small:
         sizes, psizes, repeat = [10000, 100000], [1000, 10000], 3
     else:
-        sizes, psizes, repeat = [1000000, 10000000], [10000, 100000], 3
+        sizes, psizes, repeat = [1000000, 10000000], [10000, 100000], 5
 
     admin = os.environ.get("PGDATABASE", "postgres")
     run_sql(admin, "DROP DATABASE IF EXISTS %s;" % args.db)
