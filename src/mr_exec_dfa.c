@@ -323,6 +323,8 @@ mr_runtime_use_dfa(MrRuntime *rt)
 	old = MemoryContextSwitchTo(rt->cxt);
 	rt->dfa_auto = mr_dfa_create(rt->q->program, rt->q->clause->nvars, mr_max_threads);
 	MemoryContextSwitchTo(old);
+	if (rt->dfa_auto == NULL)
+		return;					/* its automaton would be too large */
 	rt->dfa_conds = MemoryContextAllocZero(rt->cxt,
 										   sizeof(DfaCond) * Max(rt->q->clause->nvars, 1));
 	for (i = 0; i < rt->q->clause->nvars; i++)

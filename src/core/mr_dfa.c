@@ -26,24 +26,33 @@ struct MrDfa
 	bool	   *var_true;		/* [nvars] scratch */
 	int64_t		nstates;
 	int64_t		peak;			/* the most threads of a state reached */
+	MrDfaState **all;			/* [nstates] in creation order */
+	int64_t		all_cap;
 };
+
+static int
+count_var_pcs(const MrProgram *prog)
+{
+	int			n = 0;
+	int			i;
+
+	for (i = 0; i < prog->ninsts; i++)
+		if (prog->insts[i].op == MR_OP_VAR)
+			n++;
+	return n;
+}
 
 bool
 mr_dfa_supports(const MrProgram *prog, int nvars)
 {
-	int			nvarpcs = 0;
 	int			i;
 
 	if (nvars > MR_DFA_MAX_VARS || prog->has_begin || prog->has_end)
 		return false;
 	for (i = 0; i < prog->ninsts; i++)
-	{
 		if (prog->insts[i].op == MR_OP_BEGIN || prog->insts[i].op == MR_OP_END)
 			return false;
-		if (prog->insts[i].op == MR_OP_VAR)
-			nvarpcs++;
-	}
-	return nvarpcs <= MR_DFA_MAX_VAR_PCS;
+	return count_var_pcs(prog) <= MR_DFA_MAX_VAR_PCS;
 }
 
 static uint32_t
@@ -80,7 +89,12 @@ intern_state(MrDfa *dfa, const int32_t *pcs, int32_t n, bool has_best)
 	st->earliest_from = n > 0 ? 0 : has_best ? 1 : 2;
 	st->hnext = dfa->hash[h];
 	dfa->hash[h] = st;
-	dfa->nstates++;
+	if (dfa->nstates == dfa->all_cap)
+	{
+		dfa->all_cap = dfa->all_cap ? 2 * dfa->all_cap : 64;
+		dfa->all = mr_realloc(dfa->all, sizeof(MrDfaState *) * (size_t) dfa->all_cap);
+	}
+	dfa->all[dfa->nstates++] = st;
 	if (n > dfa->peak)
 		dfa->peak = n;
 	return st;
@@ -105,7 +119,24 @@ mr_dfa_create(const MrProgram *prog, int nvars, int64_t max_threads)
 	dfa->var_true = mr_new_array(bool, nvars > 0 ? nvars : 1);
 	dfa->nstates = 0;
 	dfa->peak = 0;
+	dfa->all = NULL;
+	dfa->all_cap = 0;
 	dfa->initial = intern_state(dfa, NULL, 0, false);
+	if (count_var_pcs(prog) > MR_DFA_LAZY_VAR_PCS)
+	{
+		int64_t		i;
+		uint32_t	mask;
+
+		/* every reachable state, breadth first, within the cap */
+		for (i = 0; i < dfa->nstates; i++)
+		{
+			MR_CHECK_INTERRUPTS();
+			for (mask = 0; mask < (1u << nvars); mask++)
+				if (dfa->nstates > MR_DFA_MAX_STATES ||
+					mr_dfa_build(dfa, dfa->all[i], mask) == NULL)
+					return NULL;
+		}
+	}
 	return dfa;
 }
 

@@ -36,8 +36,17 @@
 #include "mr_match.h"
 
 #define MR_DFA_MAX_VARS 6			/* masks index a table of 1 << nvars */
-#define MR_DFA_MAX_VAR_PCS 6		/* bounds the threads of a state */
-#define MR_DFA_STARTS 8				/* >= MR_DFA_MAX_VAR_PCS + 1 */
+#define MR_DFA_MAX_VAR_PCS 14		/* bounds the threads of a state */
+#define MR_DFA_STARTS 16			/* >= MR_DFA_MAX_VAR_PCS + 1 */
+
+/*
+ * Up to MR_DFA_LAZY_VAR_PCS VAR pcs, states are built as rows reach them
+ * (few ordered subsets of few pcs).  Above, mr_dfa_create() builds every
+ * reachable state up front and gives up (NULL) past MR_DFA_MAX_STATES, so
+ * that a pattern whose automaton would blow up runs on the matcher instead.
+ */
+#define MR_DFA_LAZY_VAR_PCS 6
+#define MR_DFA_MAX_STATES 512
 #define MR_DFA_NEW (MR_DFA_STARTS - 1)	/* the slot of a new start */
 
 typedef struct MrDfaState
@@ -88,7 +97,11 @@ typedef struct MrDfa MrDfa;
 /* can prog (whose clause has nvars variables) run as an automaton? */
 extern bool mr_dfa_supports(const MrProgram *prog, int nvars);
 
-/* max_threads <= 0: unlimited (else a state above it is refused) */
+/*
+ * max_threads <= 0: unlimited (else a state above it is refused).  NULL
+ * when the automaton would have more than MR_DFA_MAX_STATES states (only
+ * decided up front for patterns above MR_DFA_LAZY_VAR_PCS VAR pcs).
+ */
 extern MrDfa *mr_dfa_create(const MrProgram *prog, int nvars, int64_t max_threads);
 
 /* no thread, no pending match: where every search starts */

@@ -94,6 +94,12 @@ run_dfa(const MrProgram *prog, int nvars, int n, char *out, size_t cap)
 	size_t		used = 0;
 	int64_t		pos;
 
+	if (dfa == NULL)
+	{
+		strcpy(out, "-");		/* too many states: nothing to compare */
+		return;
+	}
+
 	tr.ring = trans;
 	tr.mask = 63;				/* MAX_ROWS <= 64 */
 	tr.offset = 0;
@@ -164,7 +170,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{
 			run_matcher(prog, n, a, sizeof(a));
 			run_dfa(prog, c->nvars, n, b, sizeof(b));
-			if (strcmp(a, b) != 0)
+			if (strcmp(b, "-") != 0 && strcmp(a, b) != 0)
 			{
 				fprintf(stderr, "pattern %s: matcher %s, automaton %s\n", text, a, b);
 				abort();

@@ -165,6 +165,8 @@ run_dfa(const MrClause *c, const char *input, char *out, size_t outlen)
 	if (!prog || !mr_dfa_supports(prog, c->nvars))
 		return false;
 	dfa = mr_dfa_create(prog, c->nvars, 0);
+	if (dfa == NULL)
+		return false;			/* too many states: the matcher runs */
 	mr_dfa_run_reset(&r, mr_dfa_initial(dfa), 0);
 	for (;;)
 	{
@@ -566,6 +568,9 @@ test_dfa(void)
 		{"(A | B)* C", "abxabc"},
 		{"(A B | A)+?", "abaab"},
 		{"PERMUTE(A, B?)", "baab"},
+		/* more than MR_DFA_LAZY_VAR_PCS VAR pcs: built up front */
+		{"S D{2,} U{2,}", "sdddduusdduuudsduu"},
+		{"(A | B){2,5} C", "abababcabcbbbbbbc"},
 	};
 	char		got[4096],
 				want[4096];
