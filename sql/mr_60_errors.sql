@@ -52,6 +52,8 @@ SET match_recognize.max_pattern_states = 100;
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{1,500}))$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PATTERN (PERMUTE(A, B, C, D, E, F)))$$);
 RESET match_recognize.max_pattern_states;
+-- a huge upper bound is refused by the state limit before anything is allocated for it
+SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{4,788888888} B??))$$);
 -- a path-dependent pattern over many rows hits the thread budget, not a hang
 SET match_recognize.max_threads = 1000;
 SELECT set_seq(repeat('a', 40));

@@ -24,6 +24,15 @@ typedef struct Builder
 	MrError    *err;
 } Builder;
 
+static void
+too_complex(Builder *b)
+{
+	mr_error_set(b->err, MR_SQLSTATE_PROGRAM_LIMIT, -1,
+				 "row pattern is too complex");
+	mr_error_hint(b->err, "The compiled pattern would exceed %d states; use smaller quantifier bounds or fewer PERMUTE elements.",
+				  b->max);
+}
+
 static int
 emit(Builder *b, MrOpcode op)
 {
@@ -31,10 +40,7 @@ emit(Builder *b, MrOpcode op)
 		return -1;
 	if (b->n >= b->max)
 	{
-		mr_error_set(b->err, MR_SQLSTATE_PROGRAM_LIMIT, -1,
-					 "row pattern is too complex");
-		mr_error_hint(b->err, "The compiled pattern would exceed %d states; use smaller quantifier bounds or fewer PERMUTE elements.",
-					  b->max);
+		too_complex(b);
 		return -1;
 	}
 	if (b->n >= b->cap)
@@ -210,6 +216,12 @@ compile_quant(Builder *b, const MrPattern *p)
 
 		if (nopt <= 0)
 			return;
+		/* each optional copy emits at least its SPLIT: refuse before allocating */
+		if (nopt > b->max - b->n)
+		{
+			too_complex(b);
+			return;
+		}
 		splits = mr_new_array(int, nopt);
 		for (i = 0; i < nopt && !b->err->failed; i++)
 		{
