@@ -106,9 +106,13 @@ endif
 # Fuzzing: each test/fuzz/fuzz_*.c defines LLVMFuzzerTestOneInput over the
 # pure code.  fuzzcheck runs each for FUZZ_SECONDS with a corpus kept in
 # test/fuzz/build/corpus-<name>/, seeded from test/fuzz/corpus/<name>/ when
-# that exists; crash files land in test/fuzz/build/.
+# that exists; crash files land in test/fuzz/build/.  The mutation seed is
+# fixed (FUZZ_SEED) so that a CI failure replays with the same command;
+# explore further with e.g. make fuzzcheck FUZZ_SEED=0 FUZZ_SECONDS=900
+# (0: libFuzzer picks a random seed).
 FUZZ_CC ?= clang
 FUZZ_SECONDS ?= 20
+FUZZ_SEED ?= 1
 FUZZ_SRCS = $(sort $(wildcard test/fuzz/fuzz_*.c))
 FUZZ_BINS = $(patsubst test/fuzz/%.c,test/fuzz/build/%,$(FUZZ_SRCS))
 
@@ -131,7 +135,7 @@ ifneq ($(FUZZ_BINS),)
 		mkdir -p $$corpus; \
 		seeds=""; [ -d test/fuzz/corpus/$$name ] && seeds=test/fuzz/corpus/$$name; \
 		echo "== $$f ($(FUZZ_SECONDS)s)"; \
-		if ./$$f -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		if ./$$f -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -print_final_stats=1 \
 			-artifact_prefix=test/fuzz/build/ $$corpus $$seeds \
 			> test/fuzz/build/$$name.log 2>&1; then \
 			tail -n 12 test/fuzz/build/$$name.log; \

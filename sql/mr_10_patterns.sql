@@ -55,6 +55,10 @@ SELECT m('A B C A');
 SELECT m('^A B');
 SELECT m('B D $');
 SELECT m('A $');
+-- written without spaces: '$' in PATTERN is the anchor, not a dollar quote
+SELECT m('^A B C A B D$');
+SELECT m('$A$');
+SELECT m('B D$$');
 
 SELECT set_seq('xaxax');
 -- the empty pattern and empty matches: one empty match per row

@@ -97,3 +97,20 @@ SELECT mr_run($$
     MEASURES array_agg(v) AS vs
     PATTERN (X+) DEFINE X AS true
   ) AS m ORDER BY dev $$);
+
+-- RUNNING FIRST with an offset counts over the whole match (as Trino):
+-- the third row's price on every row; LAST stops at the current row
+SELECT mr_run($$
+  SELECT ts, f2, l1, ff2 FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES FIRST(price, 2) AS f2, LAST(price, 1) AS l1, FINAL FIRST(price, 2) AS ff2
+    ALL ROWS PER MATCH
+    PATTERN (A+) DEFINE A AS true
+  ) AS m WHERE symbol = 'B' $$);
+-- in DEFINE the rows after the candidate do not exist yet
+SELECT mr_run($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (A+) DEFINE A AS FIRST(A.price, 2) IS NULL OR FIRST(A.price, 2) > 0
+  ) AS m $$);

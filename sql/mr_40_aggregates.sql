@@ -72,6 +72,20 @@ SELECT mr_run($$
     DEFINE A AS true, B AS true, Z AS c = 'x' AND count(A.*) = count(B.*)
   ) AS m $$);
 
+-- uncorrelated subqueries in an aggregate's arguments and FILTER, in
+-- MEASURES and DEFINE (each runs as its own small planned query)
+SELECT mr_run($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES array_agg(CLASSIFIER() || (SELECT '!')) AS tags,
+             array_agg(price IN (SELECT 9 UNION SELECT 21)) AS hits,
+             count(*) FILTER (WHERE price > (SELECT 10)) AS above,
+             bool_and(EXISTS (SELECT 1)) AS ex
+    ONE ROW PER MATCH
+    PATTERN (X Y+)
+    DEFINE Y AS count(Y.* ) FILTER (WHERE Y.price < (SELECT 12)) = count(Y.*)
+  ) AS m $$);
+
 -- rejected forms
 SELECT mr_run($$
   SELECT * FROM ticks MATCH_RECOGNIZE (

@@ -40,6 +40,7 @@
 #include "parser/parse_coerce.h"
 #include "parser/parse_type.h"
 #include "parser/scansup.h"
+#include "rewrite/rewriteManip.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/formatting.h"
@@ -590,6 +591,36 @@ lower_match_number(LowerCtx *cx, FuncCall *fc)
 
 static Query *analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams);
 
+/*
+ * An aggregate's argument or FILTER, analysed inside aggqry ("SELECT
+ * agg(...)" over the row parameters): a plain column is read from the row,
+ * an expression with an (uncorrelated) subquery runs as its own one-row
+ * planned query "SELECT expr", anything else as an expression state.
+ */
+static void
+bind_agg_row_expr(LowerCtx *cx, Query *aggqry, Expr *expr, MrRowExpr *r)
+{
+	r->type = exprType((Node *) expr);
+	r->typmod = exprTypmod((Node *) expr);
+	r->column = -1;
+	if (checkExprHasSubLink((Node *) expr))
+	{
+		Query	   *sub = copyObject(aggqry);
+
+		sub->targetList = list_make1(makeTargetEntry(copyObject(expr), 1,
+													 pstrdup("?column?"), false));
+		sub->hasAggs = false;
+		sub->hasSubLinks = true;
+		r->plan = pg_plan_query(sub, cx->frag, 0, NULL);
+		return;
+	}
+	r->expr = expression_planner(expr);
+	if (IsA(r->expr, Param) && ((Param *) r->expr)->paramid <= cx->q->natts)
+		r->column = ((Param *) r->expr)->paramid - 1;
+	else
+		r->state = ExecInitExpr(r->expr, NULL);
+}
+
 static Node *
 lower_aggregate(LowerCtx *cx, FuncCall *fc)
 {
@@ -696,34 +727,18 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	slot->aggargs = palloc0(sizeof(MrRowExpr) * Max(slot->naggargs, 1));
 	if (aggref->aggfilter)
 	{
-		Expr	   *fe = expression_planner(aggref->aggfilter);
-
 		slot->aggfilter = palloc0(sizeof(MrRowExpr));
-		slot->aggfilter->column = -1;
-		slot->aggfilter->expr = fe;
-		slot->aggfilter->type = BOOLOID;
-		slot->aggfilter->typmod = -1;
+		bind_agg_row_expr(cx, qry, aggref->aggfilter, slot->aggfilter);
 		slot->aggfilter->uses_classifier = uses_cls;
-		slot->aggfilter->state = ExecInitExpr(fe, NULL);
 	}
 	i = 0;
 	foreach(lc, aggref->args)
 	{
 		TargetEntry *ate = lfirst(lc);
 		MrRowExpr  *r = &slot->aggargs[i++];
-		Expr	   *e = expression_planner(ate->expr);
 
-		r->expr = e;
-		r->type = exprType((Node *) e);
-		r->typmod = exprTypmod((Node *) e);
+		bind_agg_row_expr(cx, qry, ate->expr, r);
 		r->uses_classifier = uses_cls;
-		if (IsA(e, Param) && ((Param *) e)->paramid <= cx->q->natts)
-			r->column = ((Param *) e)->paramid - 1;
-		else
-		{
-			r->column = -1;
-			r->state = ExecInitExpr(e, NULL);
-		}
 	}
 	return slot_param(cx, s, fc->location);
 }

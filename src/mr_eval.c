@@ -574,11 +574,19 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 
 /* ---------- MEASURES ---------- */
 
+/*
+ * The row FIRST/LAST(set, offset) resolves to in a decided match, or -1.
+ * RUNNING limits LAST to the rows up to the current one (vend); FIRST
+ * counts forward from the match's first row through the whole match, as
+ * Trino does, so that RUNNING FIRST(x, 2) is the match's third row on every
+ * row of ALL ROWS PER MATCH, the first two included.  (In DEFINE the rows
+ * after the candidate do not exist yet: define_logical_row.)
+ */
 static int64
 match_logical_row(const MatchView *mv, const MrSlot *slot)
 {
 	const MrMatch *m = mv->m;
-	int64		vend = slot->final ? m->end : mv->vend;
+	int64		vend = (slot->final || slot->logical_first) ? m->end : mv->vend;
 	int64		n = slot->logical_offset;
 	int64		r;
 

@@ -725,6 +725,8 @@ compute_needed_columns(MrRuntime *rt)
 			rt->has_aggs = true;
 			for (i = 0; i < slot->naggargs; i++)
 				mark_row_expr(&cx, &slot->aggargs[i]);
+			if (slot->aggfilter)
+				mark_row_expr(&cx, slot->aggfilter);
 		}
 	}
 }

@@ -35,6 +35,63 @@ mr_lexer_init(MrLexer *lx, const char *text, int len, MrError *err)
 	lx->pos = 0;
 	lx->pattern_mode = false;
 	lx->err = err;
+	lx->statement = false;
+	lx->depth = 0;
+	lx->pattern_depth = 0;
+	lx->nclauses = 0;
+	lx->prev = MR_LEX_PREV_OTHER;
+}
+
+void
+mr_lexer_init_statement(MrLexer *lx, const char *text, int len, MrError *err)
+{
+	mr_lexer_init(lx, text, len, err);
+	lx->statement = true;
+}
+
+/*
+ * Statement mode: after each token, track the parentheses so that pattern
+ * mode is on from the "(" after a PATTERN keyword that sits directly inside
+ * a MATCH_RECOGNIZE's parentheses to the ")" that closes it.  Clauses nested
+ * deeper than MR_LEX_MAX_CLAUSES are not tracked (they lex as plain SQL).
+ */
+static void
+track_statement(MrLexer *lx, const MrToken *tok)
+{
+	uint8_t		prev = lx->prev;
+
+	lx->prev = MR_LEX_PREV_OTHER;
+	if (tok->kind == MR_TOK_PUNCT && mr_tok_len(tok) == 1 && lx->text[tok->start] == '(')
+	{
+		lx->depth++;
+		if (prev == MR_LEX_PREV_MATCH_RECOGNIZE)
+		{
+			if (lx->nclauses < MR_LEX_MAX_CLAUSES)
+				lx->clause_depth[lx->nclauses++] = lx->depth;
+		}
+		else if (prev == MR_LEX_PREV_PATTERN && lx->pattern_depth == 0)
+		{
+			lx->pattern_depth = lx->depth;
+			lx->pattern_mode = true;
+		}
+	}
+	else if (tok->kind == MR_TOK_PUNCT && mr_tok_len(tok) == 1 && lx->text[tok->start] == ')')
+	{
+		if (lx->pattern_depth == lx->depth)
+		{
+			lx->pattern_depth = 0;
+			lx->pattern_mode = false;
+		}
+		if (lx->nclauses > 0 && lx->clause_depth[lx->nclauses - 1] == lx->depth)
+			lx->nclauses--;
+		if (lx->depth > 0)
+			lx->depth--;
+	}
+	else if (mr_tok_is_keyword(tok, "MATCH_RECOGNIZE"))
+		lx->prev = MR_LEX_PREV_MATCH_RECOGNIZE;
+	else if (mr_tok_is_keyword(tok, "PATTERN") && lx->pattern_depth == 0 &&
+			 lx->nclauses > 0 && lx->clause_depth[lx->nclauses - 1] == lx->depth)
+		lx->prev = MR_LEX_PREV_PATTERN;
 }
 
 static unsigned char
@@ -356,6 +413,8 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 
 done:
 	tok->end = lx->pos;
+	if (lx->statement)
+		track_statement(lx, tok);
 	return true;
 }
 

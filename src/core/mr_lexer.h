@@ -17,6 +17,11 @@
  * anchor), and every operator character is a token of its own (so "*?" is
  * "*" then "?", and "{-" is "{" then "-").
  *
+ * A lexer made with mr_lexer_init_statement reads a whole statement and
+ * switches pattern mode on by itself for the parentheses of each PATTERN
+ * clause written directly inside MATCH_RECOGNIZE ( ... ), so that
+ * "PATTERN ($A$)" is three pattern tokens and not a dollar-quoted string.
+ *
  * Positions are byte offsets into the text.  The lexer allocates nothing
  * except the dequoted text of quoted identifiers.
  *-------------------------------------------------------------------------
@@ -46,6 +51,8 @@ typedef struct MrToken
 	char	   *ident;			/* IDENT: raw text; QIDENT: dequoted; else NULL */
 } MrToken;
 
+#define MR_LEX_MAX_CLAUSES 16
+
 typedef struct MrLexer
 {
 	const char *text;
@@ -53,9 +60,23 @@ typedef struct MrLexer
 	int			pos;			/* next byte to read */
 	bool		pattern_mode;
 	MrError    *err;
+
+	/* statement mode (mr_lexer_init_statement) */
+	bool		statement;
+	int			depth;			/* open parentheses */
+	int			pattern_depth;	/* depth of PATTERN's "(", 0 when outside */
+	int			nclauses;		/* open MATCH_RECOGNIZE ( ... ) */
+	int			clause_depth[MR_LEX_MAX_CLAUSES];	/* the depth each opened at */
+	uint8_t		prev;			/* MR_LEX_PREV_* of the previous token */
 } MrLexer;
 
+#define MR_LEX_PREV_OTHER 0
+#define MR_LEX_PREV_MATCH_RECOGNIZE 1
+#define MR_LEX_PREV_PATTERN 2
+
 extern void mr_lexer_init(MrLexer *lx, const char *text, int len, MrError *err);
+extern void mr_lexer_init_statement(MrLexer *lx, const char *text, int len,
+									MrError *err);
 
 /*
  * Read the next token.  Returns false (with *err set, kind MR_TOK_EOF) on a

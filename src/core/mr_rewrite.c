@@ -215,7 +215,7 @@ rw_tokenize(RwScan *s)
 
 	s->toks = mr_new_array(RwTok, cap);
 	s->ntoks = 0;
-	mr_lexer_init(&lx, s->sql, s->len, s->err);
+	mr_lexer_init_statement(&lx, s->sql, s->len, s->err);
 	for (;;)
 	{
 		MrToken		t;
@@ -819,7 +819,7 @@ mr_single_statement_end(const char *sql, int len, MrError *err)
 	int			end = -1;
 	int			semicolon = -1;
 
-	mr_lexer_init(&lx, sql, len, err);
+	mr_lexer_init_statement(&lx, sql, len, err);
 	for (;;)
 	{
 		if (!mr_lex_next(&lx, &t))

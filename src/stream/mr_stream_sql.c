@@ -174,6 +174,8 @@ mr_stream_compile(const char *sql, Oid *source)
 		for (int k = 0; k < q->slots[i].naggargs; k++)
 			if (q->slots[i].aggargs[k].plan)
 				has_subquery = true;
+		if (q->slots[i].aggfilter && q->slots[i].aggfilter->plan)
+			has_subquery = true;
 	}
 	if (has_subquery)
 		ereport(ERROR,

@@ -697,6 +697,35 @@ test_single_statement_end(void)
 	MR_CHECK_STR(err.sqlstate, "42601");
 }
 
+/* '$' in PATTERN is the end anchor, never a dollar quote */
+static void
+test_anchors_in_pattern(void)
+{
+	const char *sql1 = "SELECT $x$ PATTERN ( $x$, m.* FROM t MATCH_RECOGNIZE "
+		"(ORDER BY id PATTERN ($A$) DEFINE A AS true) AS m";
+	const char *sql2 = "SELECT * FROM t MATCH_RECOGNIZE (PATTERN (^A $$)) m, "
+		"u MATCH_RECOGNIZE (PATTERN (B$)) n";
+	const char *sql3 = "SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A $$)); ";
+	/* PATTERN as a function outside the clause keeps dollar quotes */
+	const char *sql4 = "SELECT pattern($p$ ) $p$) FROM t MATCH_RECOGNIZE (PATTERN (A$))";
+	MrOccurrence *o;
+	MrError		err;
+
+	o = find_ok(sql1, 1);
+	if (o)
+		MR_CHECK_INT(o[0].clause.end, (int) strlen(sql1) - 5);
+	o = find_ok(sql2, 2);
+	if (o)
+		MR_CHECK_INT(o[1].alias.start, (int) strlen(sql2) - 1);
+	memset(&err, 0, sizeof(err));
+	MR_CHECK_INT(mr_single_statement_end(sql3, (int) strlen(sql3), &err),
+				 (int) strlen(sql3) - 2);
+	MR_CHECK(!err.failed);
+	o = find_ok(sql4, 1);
+	if (o)
+		MR_CHECK_INT(o[0].clause.start, (int) (strstr(sql4, "MATCH_") - sql4));
+}
+
 int
 main(void)
 {
@@ -735,5 +764,6 @@ main(void)
 	MR_RUN(test_no_keyword_no_lexing);
 	MR_RUN(test_multibyte_text);
 	MR_RUN(test_single_statement_end);
+	MR_RUN(test_anchors_in_pattern);
 	return MR_TEST_SUMMARY();
 }
