@@ -27,6 +27,23 @@ SELECT mr_run($$
     DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
   ) AS m ORDER BY symbol, ts $$);
 
+-- each key as listed: an ORDER BY column listed twice is output twice (as
+-- Trino); the rewritten FROM item then renames the columns in a subquery,
+-- since a column definition list cannot repeat a name
+SELECT match_recognize_sql($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts ASC, ts DESC
+    MEASURES CLASSIFIER() AS cls ALL ROWS PER MATCH
+    PATTERN (A) DEFINE A AS ts <= 2) AS m ORDER BY 1, 2 $$) \gexec
+SELECT match_recognize_sql($$
+  SELECT m.symbol FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts MEASURES CLASSIFIER() AS symbol
+    PATTERN (A) DEFINE A AS ts = 1) AS m $$) \gexec
+SELECT match_recognize_sql($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts MEASURES CLASSIFIER() AS symbol
+    PATTERN (A) DEFINE A AS ts = 1) AS m(s, "S") ORDER BY 1 $$) \gexec
+
 -- SKIP modes over 'abab': overlapping matches appear once per match
 SELECT set_seq('aabab');
 SELECT mr_run($$

@@ -1345,26 +1345,26 @@ build_result(MrQuery *q)
 	MrClause   *c = q->clause;
 	bool		all_rows = c->rows_per_match != MR_ONE_ROW;
 	bool	   *used = palloc0(sizeof(bool) * Max(q->natts, 1));
-	MrOutputColumn *cols = palloc0(sizeof(MrOutputColumn) * (q->natts + c->nmeasures + 1));
+	MrOutputColumn *cols = palloc0(sizeof(MrOutputColumn) *
+								   (q->natts + q->npartition + q->norder + c->nmeasures + 1));
 	int			n = 0;
 	int			i;
 	TupleDesc	desc;
 
+	/* each key as listed, a column listed twice output twice (as Trino) */
 	for (i = 0; i < q->npartition; i++)
-		if (!used[q->partition_cols[i]])
-		{
-			used[q->partition_cols[i]] = true;
-			cols[n].input_column = q->partition_cols[i];
-			cols[n++].measure = -1;
-		}
+	{
+		used[q->partition_cols[i]] = true;
+		cols[n].input_column = q->partition_cols[i];
+		cols[n++].measure = -1;
+	}
 	if (all_rows)
 		for (i = 0; i < q->norder; i++)
-			if (!used[q->order_cols[i]])
-			{
-				used[q->order_cols[i]] = true;
-				cols[n].input_column = q->order_cols[i];
-				cols[n++].measure = -1;
-			}
+		{
+			used[q->order_cols[i]] = true;
+			cols[n].input_column = q->order_cols[i];
+			cols[n++].measure = -1;
+		}
 	for (i = 0; i < c->nmeasures; i++)
 	{
 		cols[n].input_column = -1;

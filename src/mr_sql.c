@@ -266,6 +266,8 @@ mr_replacement(MrRewriter *rw, int i)
 	StringInfoData buf;
 	int			col;
 	int			natts;
+	char	  **names;
+	bool		duplicate = false;
 
 	if (rw->replacement[i] != NULL)
 		return rw->replacement[i];
@@ -322,10 +324,55 @@ mr_replacement(MrRewriter *rw, int i)
 						natts, o->nalias_colnames),
 				 mr_rewrite_errposition(rw, o->alias_cols.start)));
 
+	/* the result columns' names: the alias column list's, then the query's */
+	names = palloc(sizeof(char *) * natts);
+	natts = 0;
+	for (col = 0; col < td->natts; col++)
+	{
+		Form_pg_attribute attr = TupleDescAttr(td, col);
+
+		if (attr->attisdropped)
+			continue;
+		if (natts < o->nalias_colnames)
+		{
+			MrSpan		sp = o->alias_colnames[natts];
+			char	   *raw = pnstrdup(rw->sql + sp.start, sp.end - sp.start);
+			List	   *parts = NIL;
+
+			/* one identifier as written: fold or dequote it */
+			if (!SplitIdentifierString(raw, '.', &parts) || list_length(parts) != 1)
+				names[natts] = raw;
+			else
+				names[natts] = pstrdup(linitial(parts));
+		}
+		else
+			names[natts] = NameStr(attr->attname);
+		natts++;
+	}
+	for (col = 0; col < natts && !duplicate; col++)
+		for (int k = 0; k < col && !duplicate; k++)
+			duplicate = strcmp(names[col], names[k]) == 0;
+
+	/*
+	 * A column definition list cannot name a column twice, but SELECT * of
+	 * ALL ROWS PER MATCH can (an ORDER BY column listed twice, a measure
+	 * named like a partition column: Trino outputs them all).  Then the
+	 * function's columns get internal names and a subquery renames them.
+	 */
 	tag = mr_dollar_tag(from_item);
 	initStringInfo(&buf);
+	if (duplicate)
+	{
+		appendStringInfoString(&buf, "(SELECT ");
+		for (col = 0; col < natts; col++)
+			appendStringInfo(&buf, "%smr_c%d AS %s", col > 0 ? ", " : "", col + 1,
+							 quote_identifier(names[col]));
+		appendStringInfoString(&buf, " FROM ");
+	}
 	appendStringInfo(&buf, "match_recognize(%s%s%s) AS ", tag, from_item, tag);
-	if (mr_span_is_empty(o->alias))
+	if (duplicate)
+		appendStringInfoString(&buf, "mr_r");
+	else if (mr_span_is_empty(o->alias))
 		appendStringInfoString(&buf, MR_DEFAULT_ALIAS);
 	else
 		mr_append_span(&buf, rw, o->alias);
@@ -339,7 +386,9 @@ mr_replacement(MrRewriter *rw, int i)
 			continue;
 		if (natts > 0)
 			appendStringInfoString(&buf, ", ");
-		if (natts < o->nalias_colnames)
+		if (duplicate)
+			appendStringInfo(&buf, "mr_c%d", natts + 1);
+		else if (natts < o->nalias_colnames)
 			mr_append_span(&buf, rw, o->alias_colnames[natts]);
 		else
 			appendStringInfoString(&buf, quote_identifier(NameStr(attr->attname)));
@@ -349,6 +398,14 @@ mr_replacement(MrRewriter *rw, int i)
 		natts++;
 	}
 	appendStringInfoChar(&buf, ')');
+	if (duplicate)
+	{
+		appendStringInfoString(&buf, ") AS ");
+		if (mr_span_is_empty(o->alias))
+			appendStringInfoString(&buf, MR_DEFAULT_ALIAS);
+		else
+			mr_append_span(&buf, rw, o->alias);
+	}
 
 	rw->busy[i] = false;
 	rw->replacement[i] = buf.data;
