@@ -44,6 +44,16 @@ SELECT match_recognize_sql($$
     PARTITION BY symbol ORDER BY ts MEASURES CLASSIFIER() AS symbol
     PATTERN (A) DEFINE A AS ts = 1) AS m(s, "S") ORDER BY 1 $$) \gexec
 
+-- Oracle's measures without AS
+SELECT mr_run($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES MATCH_NUMBER() mno, FIRST(ts) start_ts, LAST(ts) - FIRST(ts) span,
+             LAST(B.price) "Low"
+    ONE ROW PER MATCH
+    PATTERN (A B+) DEFINE B AS B.price < PREV(B.price)
+  ) AS m ORDER BY symbol, mno $$);
+
 -- SKIP modes over 'abab': overlapping matches appear once per match
 SELECT set_seq('aabab');
 SELECT mr_run($$

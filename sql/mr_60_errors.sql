@@ -6,6 +6,8 @@
 \set SHOW_CONTEXT never
 
 -- syntax errors in the clause
+-- a qualified name is no bare measure alias: AS is missing
+SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES A.price PATTERN (A))$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PATTERN (A B DEFINE A AS true)$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PATTERN (A+*) DEFINE A AS true)$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{3,2}) DEFINE A AS true)$$);

@@ -61,6 +61,10 @@ typedef struct Parser
 	int			depth;			/* pattern nesting */
 	int			excl_pos;		/* first {- in PATTERN, or -1 */
 
+	/* the last two tokens of the span scan_span found (ntail of them) */
+	MrToken		tail[2];
+	int			ntail;
+
 	int			vars_cap;
 	int			partition_cap;
 	int			order_cap;
@@ -424,10 +428,16 @@ scan_span(Parser *p, SpanKind kind, MrSpan *out)
 			depth--;
 		}
 		if (start < 0)
+		{
 			start = p->tok.start;
+			p->ntail = 0;
+		}
 		end = p->tok.end;
 		prev = p->tok;
 		have_prev = true;
+		p->tail[0] = p->tail[1];
+		p->tail[1] = p->tok;
+		p->ntail++;
 		if (!advance(p))
 			return false;
 	}
@@ -435,6 +445,35 @@ scan_span(Parser *p, SpanKind kind, MrSpan *out)
 		return syntax_error(p);
 	out->start = start;
 	out->end = end;
+	return true;
+}
+
+/*
+ * Oracle lets a measure's alias follow its expression without AS
+ * ("MATCH_NUMBER() session_id"), as PostgreSQL does in a select list.  The
+ * span scan_span just found ends with such an alias when it has two or more
+ * tokens, the last is a name that is not a word ending an expression, and
+ * the one before it ends an operand (so "x.y", "x::int" and "- y" are
+ * expressions, not aliases).  Then shrink the span to the expression.
+ */
+static bool
+split_bare_alias(Parser *p, MrSpan *expr, MrToken *alias)
+{
+	static const char *const not_alias[] = {
+		"END", "NULL", "TRUE", "FALSE", "UNKNOWN", "PRECISION", "VARYING",
+		"ZONE", NULL
+	};
+	const MrToken *last = &p->tail[1];
+	const MrToken *before = &p->tail[0];
+	int			i;
+
+	if (p->ntail < 2 || !is_name_token(last) || !ends_operand(&p->lx, before))
+		return false;
+	for (i = 0; not_alias[i]; i++)
+		if (mr_tok_is_keyword(last, not_alias[i]))
+			return false;
+	*alias = *last;
+	expr->end = before->end;
 	return true;
 }
 
@@ -893,20 +932,28 @@ parse_measures(Parser *p)
 	for (;;)
 	{
 		MrMeasure  *m;
+		MrToken		alias;
 
 		c->measures = grow(c->measures, c->nmeasures, &p->measures_cap,
 						   sizeof(MrMeasure));
 		m = &c->measures[c->nmeasures];
 		if (!scan_span(p, SPAN_MEASURE, &m->expr))
 			return false;
-		if (!expect_kw(p, "AS"))
-			return false;
-		if (!is_name_token(&p->tok))
-			return syntax_error(p);
-		/* a column name: norm is folded the PostgreSQL way */
-		make_name(&p->tok, false, &m->alias);
-		if (!advance(p))
-			return false;
+		if (!is_kw(p, "AS") && split_bare_alias(p, &m->expr, &alias))
+		{
+			/* a column name: norm is folded the PostgreSQL way */
+			make_name(&alias, false, &m->alias);
+		}
+		else
+		{
+			if (!expect_kw(p, "AS"))
+				return false;
+			if (!is_name_token(&p->tok))
+				return syntax_error(p);
+			make_name(&p->tok, false, &m->alias);
+			if (!advance(p))
+				return false;
+		}
 		c->nmeasures++;
 		if (!is_punct(p, ","))
 			return true;

@@ -710,6 +710,33 @@ test_measures(void)
 		MR_CHECK_STR(c->measures[0].alias.name, "q");
 	}
 
+	/* Oracle's bare alias: a name after an operand, AS left out */
+	c = parse("t MATCH_RECOGNIZE (MEASURES MATCH_NUMBER() session_id, "
+			  "LAST(ts) - FIRST(ts) \"Duration\", A.price p, x AS y, 'k' k "
+			  "ONE ROW PER MATCH PATTERN (A))");
+	MR_CHECK(c != NULL);
+	if (c)
+	{
+		MR_CHECK_INT(c->nmeasures, 5);
+		MR_CHECK_STR(span_text(c, c->measures[0].expr), "MATCH_NUMBER()");
+		MR_CHECK_STR(c->measures[0].alias.norm, "session_id");
+		MR_CHECK_STR(span_text(c, c->measures[1].expr), "LAST(ts) - FIRST(ts)");
+		MR_CHECK_STR(c->measures[1].alias.norm, "Duration");
+		MR_CHECK_STR(span_text(c, c->measures[2].expr), "A.price");
+		MR_CHECK_STR(c->measures[2].alias.norm, "p");
+		MR_CHECK_STR(span_text(c, c->measures[3].expr), "x");
+		MR_CHECK_STR(span_text(c, c->measures[4].expr), "'k'");
+		MR_CHECK_STR(c->measures[4].alias.norm, "k");
+	}
+	/* ... but a qualified name, a cast or an ending keyword is no alias */
+	CHECK_ERROR("t MATCH_RECOGNIZE (MEASURES A.price PATTERN (A))",
+				"42601", 36, "syntax error at or near \"PATTERN\"");
+	CHECK_ERROR("t MATCH_RECOGNIZE (MEASURES x::int, y AS z PATTERN (A))",
+				"42601", 34, "syntax error at or near \",\"");
+	CHECK_ERROR("t MATCH_RECOGNIZE (MEASURES x IS NULL PATTERN (A))",
+				"42601", 38, "syntax error at or near \"PATTERN\"");
+	CHECK_ERROR("t MATCH_RECOGNIZE (MEASURES CASE WHEN a THEN b END PATTERN (A))",
+				"42601", 51, "syntax error at or near \"PATTERN\"");
 	CHECK_ERROR("t MATCH_RECOGNIZE (MEASURES AS x PATTERN (A))",
 				"42601", 28, "syntax error at or near \"AS\"");
 	CHECK_ERROR("t MATCH_RECOGNIZE (MEASURES a, b AS c PATTERN (A))",
