@@ -114,3 +114,22 @@ SELECT mr_run($$
     MEASURES count(*) AS n
     PATTERN (A+) DEFINE A AS FIRST(A.price, 2) IS NULL OR FIRST(A.price, 2) > 0
   ) AS m $$);
+
+-- Snowflake's spellings: LAG/LEAD in DEFINE are PREV/NEXT, CLASSIFIER
+-- without parentheses, MATCH_SEQUENCE_NUMBER() the row's place in the match
+SELECT mr_run($$
+  SELECT ts, price, cls, seq, total FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES CLASSIFIER AS cls, MATCH_SEQUENCE_NUMBER() AS seq,
+             FINAL MATCH_SEQUENCE_NUMBER() AS total
+    ALL ROWS PER MATCH
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < LAG(price), UP AS price > LAG(price, 1) AND LEAD(price) IS DISTINCT FROM 0
+  ) AS m WHERE symbol = 'A' $$);
+SELECT mr_run($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    ORDER BY ts MEASURES LAG(price) AS p PATTERN (A) DEFINE A AS true) AS m $$);
+SELECT mr_run($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    ORDER BY ts MEASURES count(*) AS n PATTERN (A B)
+    DEFINE B AS price > LAG(price, 1, 0)) AS m $$);

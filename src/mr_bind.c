@@ -89,6 +89,7 @@ typedef struct LowerCtx
 } LowerCtx;
 
 static Node *lower_node(LowerCtx *cx, Node *node);
+static Node *lower_classifier(LowerCtx *cx, FuncCall *fc);
 
 /* ---------- positions and errors ---------- */
 
@@ -295,6 +296,13 @@ lower_columnref(LowerCtx *cx, ColumnRef *cref)
 	{
 		colname = strVal(last);
 		col = input_column(cx->q, colname);
+		if (col < 0 && strcmp(colname, "classifier") == 0)
+		{
+			/* Snowflake writes CLASSIFIER without parentheses */
+			return lower_classifier(cx, makeFuncCall(list_make1(makeString(colname)),
+													 NIL, COERCE_EXPLICIT_CALL,
+													 cref->location));
+		}
 		if (col < 0)
 			return (Node *) cref;	/* let PostgreSQL report it */
 		set = varset_universal();
@@ -743,6 +751,59 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	return slot_param(cx, s, fc->location);
 }
 
+/*
+ * Snowflake's MATCH_SEQUENCE_NUMBER(): the row's position in the match,
+ * 1, 2, ...: RUNNING count(*) (FINAL gives the match's length).
+ */
+static Node *
+lower_match_sequence_number(LowerCtx *cx, FuncCall *fc)
+{
+	FuncCall   *count;
+
+	if (list_length(fc->args) != 0 || fc->agg_star || fc->over)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("MATCH_SEQUENCE_NUMBER takes no arguments"),
+				 cx_position(cx, fc->location)));
+	count = makeFuncCall(list_make1(makeString("count")), NIL,
+						 COERCE_EXPLICIT_CALL, fc->location);
+	count->agg_star = true;
+	return lower_aggregate(cx, count);
+}
+
+/*
+ * Snowflake writes the previous row in DEFINE as LAG(x [, n]) (it has no
+ * PREV there), the next as LEAD: in DEFINE they are PREV and NEXT, physical
+ * rows of the partition.  Elsewhere, and with a default value, they mean
+ * something else (Snowflake bounds them by the match in MEASURES), so they
+ * are refused with a hint rather than given another meaning.
+ */
+static Node *
+lower_lag_lead(LowerCtx *cx, FuncCall *fc)
+{
+	bool		lag = funcname_is(fc, "lag");
+
+	if (!cx->in_define)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s without OVER is accepted only in DEFINE in MATCH_RECOGNIZE",
+						lag ? "LAG" : "LEAD"),
+				 errhint("Use %s, which reads the row %s within the partition, across the match's bounds.",
+						 lag ? "PREV(expression [, offset])" : "NEXT(expression [, offset])",
+						 lag ? "before" : "after"),
+				 cx_position(cx, fc->location)));
+	if (list_length(fc->args) > 2)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s with a default value is not supported in MATCH_RECOGNIZE",
+						lag ? "LAG" : "LEAD"),
+				 errhint("Use COALESCE(%s(expression, offset), default), which also replaces a null value.",
+						 lag ? "PREV" : "NEXT"),
+				 cx_position(cx, fc->location)));
+	fc->funcname = list_make1(makeString(lag ? "prev" : "next"));
+	return lower_navigation(cx, fc);
+}
+
 static Node *
 lower_funccall(LowerCtx *cx, FuncCall *fc)
 {
@@ -757,6 +818,10 @@ lower_funccall(LowerCtx *cx, FuncCall *fc)
 			return lower_classifier(cx, fc);
 		if (funcname_is(fc, "match_number"))
 			return lower_match_number(cx, fc);
+		if (funcname_is(fc, "match_sequence_number"))
+			return lower_match_sequence_number(cx, fc);
+		if ((funcname_is(fc, "lag") || funcname_is(fc, "lead")) && fc->over == NULL)
+			return lower_lag_lead(cx, fc);
 	}
 	if (is_aggregate_call(fc))
 		return lower_aggregate(cx, fc);
