@@ -126,9 +126,15 @@ SELECT mr_run($$
     PATTERN (STRT DOWN+ UP+)
     DEFINE DOWN AS price < LAG(price), UP AS price > LAG(price, 1) AND LEAD(price) IS DISTINCT FROM 0
   ) AS m WHERE symbol = 'A' $$);
+-- in MEASURES, Snowflake's LAG/LEAD stay inside the match, PREV/NEXT do not
 SELECT mr_run($$
-  SELECT * FROM ticks MATCH_RECOGNIZE (
-    ORDER BY ts MEASURES LAG(price) AS p PATTERN (A) DEFINE A AS true) AS m $$);
+  SELECT ts, lag_p, prev_p, lead_p, next_p FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES LAG(price) AS lag_p, PREV(price) AS prev_p,
+             LEAD(price, 2) AS lead_p, NEXT(price, 2) AS next_p
+    ALL ROWS PER MATCH
+    PATTERN (UP+) DEFINE UP AS price > LAG(price)
+  ) AS m WHERE symbol = 'A' $$);
 SELECT mr_run($$
   SELECT * FROM ticks MATCH_RECOGNIZE (
     ORDER BY ts MEASURES count(*) AS n PATTERN (A B)

@@ -772,26 +772,19 @@ lower_match_sequence_number(LowerCtx *cx, FuncCall *fc)
 }
 
 /*
- * Snowflake writes the previous row in DEFINE as LAG(x [, n]) (it has no
- * PREV there), the next as LEAD: in DEFINE they are PREV and NEXT, physical
- * rows of the partition.  Elsewhere, and with a default value, they mean
- * something else (Snowflake bounds them by the match in MEASURES), so they
- * are refused with a hint rather than given another meaning.
+ * Snowflake writes the previous row as LAG(x [, n]) (it has no PREV in
+ * DEFINE), the next as LEAD.  In DEFINE they read the partition's rows:
+ * PREV and NEXT.  In MEASURES Snowflake's window frame is the match: PREV
+ * and NEXT that give null beyond the match's rows.  A default value (third
+ * argument) differs from COALESCE on null values and is refused.
  */
 static Node *
 lower_lag_lead(LowerCtx *cx, FuncCall *fc)
 {
 	bool		lag = funcname_is(fc, "lag");
+	int			s = cx->q->nslots;
+	Node	   *result;
 
-	if (!cx->in_define)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("%s without OVER is accepted only in DEFINE in MATCH_RECOGNIZE",
-						lag ? "LAG" : "LEAD"),
-				 errhint("Use %s, which reads the row %s within the partition, across the match's bounds.",
-						 lag ? "PREV(expression [, offset])" : "NEXT(expression [, offset])",
-						 lag ? "before" : "after"),
-				 cx_position(cx, fc->location)));
 	if (list_length(fc->args) > 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -801,7 +794,11 @@ lower_lag_lead(LowerCtx *cx, FuncCall *fc)
 						 lag ? "PREV" : "NEXT"),
 				 cx_position(cx, fc->location)));
 	fc->funcname = list_make1(makeString(lag ? "prev" : "next"));
-	return lower_navigation(cx, fc);
+	result = lower_navigation(cx, fc);
+	/* lower_navigation made slot s (its argument is in row mode: no others) */
+	if (cx->in_measure)
+		cx->q->slots[s].within_match = true;
+	return result;
 }
 
 static Node *

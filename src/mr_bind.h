@@ -71,6 +71,8 @@ typedef struct MrSlot
 	bool		logical_first;	/* FIRST (else LAST, the default) */
 	int64		logical_offset;
 	int64		physical_offset;	/* PREV: negative, NEXT: positive */
+	bool		within_match;	/* null beyond the match (Snowflake's LAG/LEAD
+								 * in MEASURES) */
 	MrRowExpr	row;			/* NAV: the navigated value; AGG: unused */
 	/* AGG */
 	Aggref	   *aggref;

@@ -359,7 +359,9 @@ view_slot_value(MrRuntime *rt, const SlotView *sv, MrSlot *slot, Datum *v, bool 
 					return;
 				}
 				r += slot->physical_offset;
-				if (r < 0 || !row_known(rt, r))
+				if (r < 0 || !row_known(rt, r) ||
+					(slot->within_match && sv->mv &&
+					 (r < sv->mv->m->start || r >= sv->mv->m->end)))
 				{
 					*isnull = true;
 					return;

@@ -916,7 +916,8 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 
 		rt->measure_last_var[i] = MR_MEASURE_NOT_LAST;
 		if (slot == NULL || slot->kind != MR_SLOT_NAV || slot->logical_first ||
-			slot->logical_offset != 0 || slot->row.column < 0 || slot->row.uses_classifier)
+			slot->logical_offset != 0 || slot->row.column < 0 ||
+			slot->row.uses_classifier || slot->within_match)
 			continue;
 		if (slot->set.universal)
 			rt->measure_last_var[i] = MR_MEASURE_UNIVERSAL;
