@@ -86,6 +86,14 @@ SELECT mr_run($$
     DEFINE Y AS count(Y.* ) FILTER (WHERE Y.price < (SELECT 12)) = count(Y.*)
   ) AS m $$);
 
+-- Trino's count() is count(*)
+SELECT mr_run($$
+  SELECT * FROM ticks MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count() AS n, count() FILTER (WHERE price > 10) AS above
+    PATTERN (X+) DEFINE X AS count() <= 4
+  ) AS m $$);
+
 -- rejected forms
 SELECT mr_run($$
   SELECT * FROM ticks MATCH_RECOGNIZE (

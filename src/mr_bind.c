@@ -647,6 +647,9 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 	Oid		   *ptypes;
 	int			i;
 
+	/* Trino's count() is count(*) */
+	if (funcname_is(fc, "count") && fc->args == NIL && !fc->agg_star)
+		fc->agg_star = true;
 	if (cx->in_row)
 		ereport(ERROR,
 				(errcode(ERRCODE_GROUPING_ERROR),
