@@ -460,7 +460,9 @@ apply_marker(LowerCtx *cx, FuncCall *fc, MrSlot *slot, const char *what)
 static Node *
 lower_navigation(LowerCtx *cx, FuncCall *fc)
 {
-	bool		physical = funcname_is(fc, "prev") || funcname_is(fc, "next");
+	/* LAG and LEAD are Snowflake's PREV and NEXT (see lower_lag_lead) */
+	bool		backward = funcname_is(fc, "prev") || funcname_is(fc, "lag");
+	bool		physical = backward || funcname_is(fc, "next") || funcname_is(fc, "lead");
 	const char *fname = strVal(linitial(fc->funcname));
 	int			nargs = list_length(fc->args);
 	int			s;
@@ -495,7 +497,7 @@ lower_navigation(LowerCtx *cx, FuncCall *fc)
 	{
 		int64		off = (nargs == 2) ? const_offset(cx, lsecond(fc->args), fname) : 1;
 
-		cx->q->slots[s].physical_offset = funcname_is(fc, "prev") ? -off : off;
+		cx->q->slots[s].physical_offset = backward ? -off : off;
 		if (IsA(arg, FuncCall) &&
 			(funcname_is((FuncCall *) arg, "first") || funcname_is((FuncCall *) arg, "last")))
 		{
@@ -796,7 +798,6 @@ lower_lag_lead(LowerCtx *cx, FuncCall *fc)
 				 errhint("Use COALESCE(%s(expression, offset), default), which also replaces a null value.",
 						 lag ? "PREV" : "NEXT"),
 				 cx_position(cx, fc->location)));
-	fc->funcname = list_make1(makeString(lag ? "prev" : "next"));
 	result = lower_navigation(cx, fc);
 	/* lower_navigation made slot s (its argument is in row mode: no others) */
 	if (cx->in_measure)
