@@ -77,6 +77,29 @@ SELECT m('(A*)* B');
 SELECT m('(A?){2,} B');
 SELECT m('((A B?)*)* B');
 
+-- a loop's first iteration that matches no row ends the loop there, in its
+-- place in the preference order (as Trino): the empty option preferred by
+-- C?? or by A? wins over consuming rows; after a non-empty iteration an
+-- empty one is dropped instead
+SELECT set_seq('xx');
+SELECT mr_run($$
+  SELECT n, mno, cls FROM seq MATCH_RECOGNIZE (ORDER BY n
+    MEASURES MATCH_NUMBER() AS mno, CLASSIFIER() AS cls ALL ROWS PER MATCH
+    PATTERN ((C??)* D)) AS m $$);
+SELECT mr_run($$
+  SELECT n, mno, cls FROM seq MATCH_RECOGNIZE (ORDER BY n
+    MEASURES MATCH_NUMBER() AS mno, CLASSIFIER() AS cls ALL ROWS PER MATCH
+    AFTER MATCH SKIP TO B
+    PATTERN ((() | B)*)) AS m $$);
+SELECT mr_run($$
+  SELECT n, mno, cls FROM seq MATCH_RECOGNIZE (ORDER BY n
+    MEASURES MATCH_NUMBER() AS mno, CLASSIFIER() AS cls ALL ROWS PER MATCH
+    PATTERN ((A? | B)*) DEFINE A AS false) AS m $$);
+SELECT mr_run($$
+  SELECT n, mno, cls FROM seq MATCH_RECOGNIZE (ORDER BY n
+    MEASURES MATCH_NUMBER() AS mno, CLASSIFIER() AS cls ALL ROWS PER MATCH
+    PATTERN ((A? | B)*) DEFINE A AS n = 1) AS m $$);
+
 -- a longer run: linear behaviour on a pathological shape
 SELECT set_seq(repeat('a', 3000) || 'b');
 SELECT length(x) AS len FROM m('(A | A A)* B') x;

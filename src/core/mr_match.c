@@ -25,14 +25,16 @@ typedef struct Thread
 	int64_t		start;
 	MrHist	   *hist;			/* newest label; NULL when no row consumed */
 	int64_t		len;			/* rows consumed */
-	int32_t    *begun;			/* END-parked only: loops begun at this row */
+	int32_t    *begun;			/* END-parked only: loops begun at this row
+								 * (BegunNode.loop values) */
 	int32_t		nbegun;
 } Thread;
 
 /* closure bookkeeping: the loops whose current iteration began at this row */
 typedef struct BegunNode
 {
-	int32_t		loop;			/* loop head pc */
+	int32_t		loop;			/* loop head pc << 1, | 1 when the loop was
+								 * entered from outside (its first iteration) */
 	int32_t		parent;			/* index of the previous node, -1 = none */
 } BegunNode;
 
@@ -40,6 +42,7 @@ typedef struct StackEntry
 {
 	int32_t		pc;
 	int32_t		begun;			/* BegunNode index, -1 = empty set */
+	bool		via_back_edge;	/* pc (a loop head) reached by its back edge */
 } StackEntry;
 
 /*
@@ -341,17 +344,18 @@ begun_push(MrMatcher *m, int32_t loop, int32_t parent)
 	return m->nbnodes++;
 }
 
-static bool
-begun_contains(const MrMatcher *m, int32_t node, int32_t loop)
+/* the node of loop head pc `loop` in the set, or -1 */
+static int32_t
+begun_find(const MrMatcher *m, int32_t node, int32_t loop)
 {
 	for (; node >= 0; node = m->bnodes[node].parent)
-		if (m->bnodes[node].loop == loop)
-			return true;
-	return false;
+		if ((m->bnodes[node].loop >> 1) == loop)
+			return node;
+	return -1;
 }
 
 static void
-stack_push(MrMatcher *m, int32_t pc, int32_t begun)
+stack_push_edge(MrMatcher *m, int32_t pc, int32_t begun, bool via_back_edge)
 {
 	if (m->stacktop >= m->stackcap)
 	{
@@ -360,7 +364,14 @@ stack_push(MrMatcher *m, int32_t pc, int32_t begun)
 	}
 	m->stack[m->stacktop].pc = pc;
 	m->stack[m->stacktop].begun = begun;
+	m->stack[m->stacktop].via_back_edge = via_back_edge;
 	m->stacktop++;
+}
+
+static inline void
+stack_push(MrMatcher *m, int32_t pc, int32_t begun)
+{
+	stack_push_edge(m, pc, begun, false);
 }
 
 /* is a thread parked at pc a duplicate of an earlier (preferred) one? */
@@ -399,9 +410,11 @@ parked_duplicate(MrMatcher *m, int32_t pc, int64_t start)
  *
  * The walk carries the set of unbounded loops whose current iteration began
  * at this row.  A loop's back edge is not taken while its loop is in the set
- * (that iteration matched no row); this is the only pruning rule, and it
- * bounds the walk.  A state reached again with the same set has the same
- * future and lower priority, so it is skipped.  Parked threads are merged
+ * (that iteration matched no row): the path leaves the loop when that was
+ * the loop's first iteration since it was entered from outside, else it
+ * ends.  This is the only pruning rule, and it bounds the walk.  A state
+ * reached again with the same set has the same future and lower priority,
+ * so it is skipped.  Parked threads are merged
  * across threads only at VAR pcs, where the set no longer matters: the next
  * step consumes a row, which every open iteration then contains.
  */
@@ -440,8 +453,34 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 		switch ((MrOpcode) in->op)
 		{
 			case MR_OP_JUMP:
-				if (in->back_edge && begun_contains(m, e.begun, in->loop))
-					break;		/* an empty iteration: not repeated */
+				if (in->back_edge)
+				{
+					int32_t		node = begun_find(m, e.begun, in->loop);
+
+					if (node < 0)
+					{
+						stack_push_edge(m, in->x, e.begun, true);
+						break;
+					}
+
+					/*
+					 * An iteration that matched no row is not repeated.  When
+					 * it was the loop's first since entering from outside,
+					 * the loop ends here and the path goes on, keeping its
+					 * place in the preference order; an empty iteration after
+					 * a non-empty one is dropped (the row-consuming and exit
+					 * edges of that iteration's head come later).  This is
+					 * how Trino's matcher behaves.
+					 */
+					if (m->bnodes[node].loop & 1)
+					{
+						const MrInst *head = &insts[in->loop];
+
+						stack_push(m, head->x == head->loop ? head->y : head->x,
+								   e.begun);
+					}
+					break;
+				}
 				stack_push(m, in->x, e.begun);
 				break;
 			case MR_OP_SPLIT:
@@ -452,7 +491,9 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 					if (in->loop_head)
 					{
 						/* taking the body edge begins an iteration here */
-						int32_t		nb = begun_push(m, pc, e.begun);
+						int32_t		nb = begun_push(m, (pc << 1) |
+												(e.via_back_edge ? 0 : 1),
+												e.begun);
 
 						if (in->x == in->loop)
 							bx = nb;

@@ -29,8 +29,10 @@
  * Unbounded loops are marked (loop_head on the SPLIT, back_edge on the JUMP
  * that closes the body) so the matcher can apply the rule that an iteration
  * matching no row is not followed by another: a back edge is not taken when
- * the loop's current iteration began at the current row.  Bounded
- * quantifiers are unrolled and need no such rule.
+ * the loop's current iteration began at the current row; if that was the
+ * loop's first iteration (entered from outside) the path leaves the loop
+ * instead, else it ends.  Bounded quantifiers are unrolled and need no such
+ * rule.
  *
  * The size of the program is bounded by the caller's limit (unrolling and
  * PERMUTE can grow it quickly); exceeding it is a 54000 error.

@@ -317,9 +317,14 @@ ref(int pos, const Frame *fr)
 					dec;
 		int			k;
 
-		/* an unbounded loop iteration that matched nothing is not repeated */
+		/*
+		 * An unbounded loop iteration that matched nothing is not repeated:
+		 * after the first iteration past the minimum the loop ends there
+		 * (the path goes on after it), after a later one the path is
+		 * dropped (Trino's semantics).
+		 */
 		if (p->max == MR_QUANT_INF && c > p->min && pos == fr->iter_start)
-			return false;
+			return c == p->min + 1 && ref(pos, fr->next);
 		child.p = p->children[0];
 		child.mode = 0;
 		child.excluded = fr->excluded;
