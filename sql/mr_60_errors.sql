@@ -49,6 +49,9 @@ SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts ME
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts DESC PATTERN (A) WITHIN interval '1 day')$$);
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (PATTERN (A) WITHIN 1)$$);
 
+-- navigation must navigate a column or CLASSIFIER() (as Trino)
+SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES LAST(1) AS x PATTERN (A))$$);
+SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts MEASURES PREV(MATCH_NUMBER()) AS x PATTERN (A))$$);
 -- limits
 SET match_recognize.max_pattern_states = 100;
 SELECT match_recognize_sql($$SELECT * FROM ticks MATCH_RECOGNIZE (ORDER BY ts PATTERN (A{1,500}))$$);

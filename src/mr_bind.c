@@ -304,7 +304,12 @@ lower_columnref(LowerCtx *cx, ColumnRef *cref)
 													 cref->location));
 		}
 		if (col < 0)
-			return (Node *) cref;	/* let PostgreSQL report it */
+		{
+			/* let PostgreSQL report it (not navigation's missing column) */
+			if (cx->in_row)
+				cx->row_has_column = true;
+			return (Node *) cref;
+		}
 		set = varset_universal();
 	}
 	else if (nf == 2 && IsA(linitial(cref->fields), String))
@@ -414,7 +419,8 @@ static void bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r);
  * expression's raw tree and sets *set.
  */
 static Node *
-lower_row_arg(LowerCtx *cx, Node *arg, MrVarSet *set, bool *uses_classifier)
+lower_row_arg(LowerCtx *cx, Node *arg, MrVarSet *set, bool *uses_classifier,
+			  bool *has_column)
 {
 	bool		save_in_row = cx->in_row;
 	bool		save_known = cx->row_set_known;
@@ -430,6 +436,7 @@ lower_row_arg(LowerCtx *cx, Node *arg, MrVarSet *set, bool *uses_classifier)
 	res = lower_node(cx, arg);
 	*set = cx->row_set_known ? cx->row_set : varset_universal();
 	*uses_classifier = cx->row_uses_classifier;
+	*has_column = cx->row_has_column;
 	cx->in_row = save_in_row;
 	cx->row_set_known = save_known;
 	cx->row_set = save_set;
@@ -470,6 +477,7 @@ lower_navigation(LowerCtx *cx, FuncCall *fc)
 	Node	   *arg;
 	Node	   *rowraw;
 	bool		uses_cls;
+	bool		has_column;
 	MrVarSet	set;
 
 	if (cx->in_row)
@@ -523,7 +531,14 @@ lower_navigation(LowerCtx *cx, FuncCall *fc)
 			(nargs == 2) ? const_offset(cx, lsecond(fc->args), fname) : 0;
 	}
 
-	rowraw = lower_row_arg(cx, arg, &set, &uses_cls);
+	rowraw = lower_row_arg(cx, arg, &set, &uses_cls, &has_column);
+	/* as in Trino: LAST(1) navigates nowhere in particular */
+	if (!has_column && !uses_cls)
+		ereport(ERROR,
+				(errcode(ERRCODE_WINDOWING_ERROR),
+				 errmsg("the argument of %s must contain a column reference or CLASSIFIER()",
+						asc_toupper(fname, strlen(fname))),
+				 cx_position(cx, fc->location)));
 	slot = &cx->q->slots[s];
 	slot->set = set;
 	bind_row_expr(cx, rowraw, &slot->row);
