@@ -15,13 +15,15 @@
  * keyword in front of a function call is blanked out of the fragment and
  * remembered by the position of the function name that follows it.
  *
- * Classification kept here for the matcher (MrQuery.dedup): a DEFINE is
- * path-independent when every slot it reads is determined by the candidate
- * row alone -- the universal or the defined variable's LAST with offset 0,
- * physical PREV/NEXT from there, CLASSIFIER() of the candidate and
- * MATCH_NUMBER().  FIRST of the universal set (and WITHIN) depend on the
- * match start only; anything else (other variables' rows, aggregates,
- * classifiers of other rows) reads the running label assignment.
+ * Classification kept here for the matcher (MrQuery.dedup, classify_slot):
+ * a DEFINE is path-independent when every slot it reads is determined by
+ * the candidate row alone -- the universal or the defined variable's LAST
+ * with offset 0, physical PREV/NEXT from there, CLASSIFIER() of the
+ * candidate and MATCH_NUMBER().  FIRST and LAST with an offset over every
+ * row, aggregates over every row without CLASSIFIER() (and WITHIN) depend
+ * on the match start as well; anything else (other variables' rows, their
+ * aggregates, classifiers of other rows) reads the running label
+ * assignment.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -1046,33 +1048,77 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 
 /* ---------- classification ---------- */
 
+/* does the set hold every row of a match (the universal set or all variables)? */
+static bool
+set_is_every_row(MrQuery *q, const MrVarSet *set)
+{
+	int			i;
+
+	if (set->universal)
+		return true;
+	for (i = 0; i < q->clause->nvars; i++)
+		if (!set->member[i])
+			return false;
+	return true;
+}
+
+/*
+ * What a DEFINE slot of define_var reads, for the matcher's merging of
+ * candidate paths (see the top of the file and mr_match.h):
+ *
+ *	- the candidate row (and physical PREV/NEXT from it): nothing else: a
+ *	  column of the universal set or of a set holding define_var at LAST
+ *	  offset 0, CLASSIFIER() of such a set (define_var), MATCH_NUMBER();
+ *	- the match start too (*start_dep): FIRST(x, n) and LAST(x, n) over
+ *	  every row (the start + n, the candidate - n, null outside), and an
+ *	  aggregate over every row that reads no CLASSIFIER() (the rows from
+ *	  the start to the candidate);
+ *	- the labels of the path (*path_dep): FIRST/LAST of a variable's or
+ *	  subset's rows, an aggregate over them, CLASSIFIER() of another row or
+ *	  of a set without define_var.
+ *
+ * Over every row means the universal set or a subset of all variables: each
+ * row of a match is mapped to one.
+ */
 static void
 classify_slot(MrQuery *q, MrSlot *slot, int define_var, bool *path_dep, bool *start_dep)
 {
-	bool		set_has_var;
+	bool		every;
+	bool		has_var;
+	bool		reads_cls;
+	int			i;
 
+	if (slot->kind == MR_SLOT_MATCH_NUMBER)
+		return;					/* (it has no set) */
+	every = set_is_every_row(q, &slot->set);
+	has_var = every || slot->set.member[define_var];
 	switch (slot->kind)
 	{
 		case MR_SLOT_MATCH_NUMBER:
 			return;
 		case MR_SLOT_AGG:
-			*path_dep = true;
+			reads_cls = slot->aggfilter && slot->aggfilter->uses_classifier;
+			for (i = 0; i < slot->naggargs; i++)
+				if (slot->aggargs[i].uses_classifier)
+					reads_cls = true;
+			if (every && !reads_cls)
+				*start_dep = true;
+			else
+				*path_dep = true;
 			return;
 		case MR_SLOT_CLASSIFIER:
-			set_has_var = slot->set.universal || slot->set.member[define_var];
-			if (!set_has_var)
+			if (!has_var)
 				*path_dep = true;
 			return;
 		case MR_SLOT_NAV:
-			set_has_var = slot->set.universal || slot->set.member[define_var];
-			if (slot->logical_first)
+			if (slot->logical_first || slot->logical_offset != 0)
 			{
-				if (slot->set.universal)
+				if (every)
 					*start_dep = true;
 				else
 					*path_dep = true;
 			}
-			else if (slot->logical_offset != 0 || !set_has_var)
+			else if (!has_var)
 				*path_dep = true;
 			/* the classifier of a row other than the candidate is path data */
 			if (slot->row.uses_classifier &&
