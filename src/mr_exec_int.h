@@ -112,7 +112,7 @@ struct MrRuntime
 	bool	   *part_nulls;
 	bool	   *part_bitwise;
 	int			npartition;		/* q->npartition, at hand */
-	int			max_prev;		/* q->max_prev, at hand */
+	int64		max_prev;		/* q->max_prev, at hand */
 	int		   *partition_cols; /* q->partition_cols, at hand */
 	int			natts;			/* q->natts, at hand */
 	uint64		dfa_define_calls;
