@@ -15,13 +15,15 @@
  * keyword in front of a function call is blanked out of the fragment and
  * remembered by the position of the function name that follows it.
  *
- * Classification kept here for the matcher (MrQuery.dedup): a DEFINE is
- * path-independent when every slot it reads is determined by the candidate
- * row alone -- the universal or the defined variable's LAST with offset 0,
- * physical PREV/NEXT from there, CLASSIFIER() of the candidate and
- * MATCH_NUMBER().  FIRST of the universal set (and WITHIN) depend on the
- * match start only; anything else (other variables' rows, aggregates,
- * classifiers of other rows) reads the running label assignment.
+ * Classification kept here for the matcher (MrQuery.dedup, classify_slot):
+ * a DEFINE is path-independent when every slot it reads is determined by
+ * the candidate row alone -- the universal or the defined variable's LAST
+ * with offset 0, physical PREV/NEXT from there, CLASSIFIER() of the
+ * candidate and MATCH_NUMBER().  FIRST and LAST with an offset over every
+ * row, aggregates over every row without CLASSIFIER() (and WITHIN) depend
+ * on the match start as well; anything else (other variables' rows, their
+ * aggregates, classifiers of other rows) reads the running label
+ * assignment.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -57,9 +59,34 @@
 typedef struct SemMarker
 {
 	int			funcpos;		/* fragment byte offset of the function name */
+	int			kwpos;			/* and of the RUNNING / FINAL keyword */
 	bool		final;
 	bool		used;
 } SemMarker;
+
+/*
+ * The functions that lowering gives a meaning of its own.  Only an
+ * unquoted, unqualified name is one of them: "PREV"(x) and pg_catalog.prev(x)
+ * are ordinary function calls.
+ */
+typedef enum MrSpecial
+{
+	SP_NONE = 0,
+	SP_PREV,
+	SP_NEXT,
+	SP_FIRST,
+	SP_LAST,
+	SP_LAG,
+	SP_LEAD,
+	SP_CLASSIFIER,
+	SP_MATCH_NUMBER,
+	SP_MATCH_SEQUENCE_NUMBER
+} MrSpecial;
+
+static const char *const special_names[] = {
+	NULL, "PREV", "NEXT", "FIRST", "LAST", "LAG", "LEAD", "CLASSIFIER",
+	"MATCH_NUMBER", "MATCH_SEQUENCE_NUMBER"
+};
 
 typedef struct LowerCtx
 {
@@ -84,12 +111,17 @@ typedef struct LowerCtx
 	bool		row_set_known;
 	MrVarSet	row_set;
 	int			row_set_pos;
+	bool		row_set_by_classifier;	/* row_set came from a CLASSIFIER() */
 	bool		row_uses_classifier;
 	bool		row_has_column;
+	/* what the row argument belongs to (for nesting errors) */
+	MrSpecial	row_owner;		/* SP_NONE: an aggregate */
+	bool		row_owner_nested;	/* PREV/NEXT over FIRST/LAST */
 } LowerCtx;
 
 static Node *lower_node(LowerCtx *cx, Node *node);
 static Node *lower_classifier(LowerCtx *cx, FuncCall *fc);
+static char *input_text(MrQuery *q);
 
 /* ---------- positions and errors ---------- */
 
@@ -184,12 +216,221 @@ ident_norm_at(LowerCtx *cx, int fragoff)
 	return s;
 }
 
-/* resolve a qualifier at fragoff to a variable set; error if unknown */
+/* the token at a fragment offset; false at the end */
+static bool
+token_at(LowerCtx *cx, int fragoff, MrToken *tok)
+{
+	MrLexer		lx;
+	MrError		err;
+
+	memset(&err, 0, sizeof(err));
+	mr_lexer_init(&lx, cx->frag, strlen(cx->frag), &err);
+	lx.pos = fragoff;
+	return mr_lex_next(&lx, tok) && tok->kind != MR_TOK_EOF;
+}
+
+/* is the token at fragoff the unquoted word kw (any case)? */
+static bool
+unquoted_word_at(LowerCtx *cx, int fragoff, const char *kw)
+{
+	MrToken		tok;
+
+	return fragoff >= 0 && token_at(cx, fragoff, &tok) && mr_tok_is_keyword(&tok, kw);
+}
+
+/*
+ * Which of our functions a call is.  The raw parser folded the name and
+ * dropped its quotes, so the clause text at the call decides: only the
+ * unquoted word is the keyword ("PREV"(x), U&"PREV"(x) and a schema-
+ * qualified name are ordinary function calls).  LAG and LEAD with OVER are
+ * PostgreSQL's window functions.
+ */
+static MrSpecial
+special_function(LowerCtx *cx, FuncCall *fc)
+{
+	const char *name;
+	int			i;
+
+	if (list_length(fc->funcname) != 1)
+		return SP_NONE;
+	name = strVal(linitial(fc->funcname));
+	for (i = 1; i < lengthof(special_names); i++)
+		if (pg_strcasecmp(name, special_names[i]) == 0)
+			break;
+	if (i == lengthof(special_names) || !unquoted_word_at(cx, fc->location, special_names[i]))
+		return SP_NONE;
+	if ((i == SP_LAG || i == SP_LEAD) && fc->over != NULL)
+		return SP_NONE;
+	return (MrSpecial) i;
+}
+
+/*
+ * The fragment offset of a word or "*" that decorates the call at
+ * fc->location: inside its parentheses (DISTINCT, VARIADIC, ORDER, *) or
+ * after them (WITHIN, FILTER, OVER); the call's own position if not found.
+ */
+static int
+call_token_pos(LowerCtx *cx, FuncCall *fc, const char *word, bool inside)
+{
+	MrLexer		lx;
+	MrToken		tok;
+	MrError		err;
+	int			depth = 0;
+	bool		closed = false;
+
+	memset(&err, 0, sizeof(err));
+	mr_lexer_init(&lx, cx->frag, strlen(cx->frag), &err);
+	lx.pos = fc->location;
+	while (mr_lex_next(&lx, &tok) && tok.kind != MR_TOK_EOF)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (mr_tok_is(&lx, &tok, "("))
+		{
+			depth++;
+			continue;
+		}
+		if (mr_tok_is(&lx, &tok, ")"))
+		{
+			if (--depth <= 0)
+			{
+				if (inside || closed)
+					break;
+				closed = true;
+				depth = 0;
+			}
+			continue;
+		}
+		if (depth == (inside ? 1 : 0) && (inside || closed) &&
+			(mr_tok_is_keyword(&tok, word) || mr_tok_is(&lx, &tok, word)))
+			return tok.start;
+		if (!inside && closed && depth == 0 && tok.kind != MR_TOK_IDENT)
+			break;
+	}
+	return fc->location;
+}
+
+/*
+ * Our functions are not aggregates nor window functions: refuse every
+ * decoration PostgreSQL's grammar lets a call carry, naming it, as
+ * PostgreSQL does for an ordinary function.
+ */
+static void
+refuse_decorations(LowerCtx *cx, FuncCall *fc, MrSpecial sp)
+{
+	const char *name = special_names[sp];
+	ListCell   *lc;
+
+	if (fc->agg_distinct)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("DISTINCT specified, but %s is not an aggregate function", name),
+				 cx_position(cx, call_token_pos(cx, fc, "DISTINCT", true))));
+	if (fc->agg_star)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s(*) specified, but %s is not an aggregate function", name, name),
+				 cx_position(cx, call_token_pos(cx, fc, "*", true))));
+	if (fc->func_variadic)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_FUNCTION),
+				 errmsg("%s does not take a VARIADIC argument", name),
+				 cx_position(cx, call_token_pos(cx, fc, "VARIADIC", true))));
+	foreach(lc, fc->args)
+	{
+		if (IsA(lfirst(lc), NamedArgExpr))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("%s does not take named arguments", name),
+					 cx_position(cx, ((NamedArgExpr *) lfirst(lc))->location)));
+	}
+	/* WITHIN GROUP (ORDER BY ...) also fills agg_order: test it first */
+	if (fc->agg_within_group)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("WITHIN GROUP specified, but %s is not an aggregate function", name),
+				 cx_position(cx, call_token_pos(cx, fc, "WITHIN", false))));
+	if (fc->agg_order)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("ORDER BY specified, but %s is not an aggregate function", name),
+				 cx_position(cx, call_token_pos(cx, fc, "ORDER", true))));
+	if (fc->agg_filter)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("FILTER specified, but %s is not an aggregate function", name),
+				 cx_position(cx, call_token_pos(cx, fc, "FILTER", false))));
+	if (fc->over)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("OVER specified, but %s is not a window function nor an aggregate function", name),
+				 cx_position(cx, call_token_pos(cx, fc, "OVER", false))));
+}
+
+/*
+ * The name the input FROM item is known by in a query ("tk" for "t AS
+ * tk", "t" for "public.t"), and for an unaliased table its RangeVar (which
+ * may also be qualified by its schema); NULL when it has none a query can
+ * use (a join without an alias, a subquery we gave our own alias).
+ */
+static const char *
+input_refname(MrQuery *q, RangeVar **rv_out)
+{
+	MrSpan		span = q->clause->input;
+	char	   *itext = input_text(q);
+	List	   *raw;
+	SelectStmt *sel;
+	Node	   *item;
+
+	*rv_out = NULL;
+	if ((int) strlen(itext) != span.end - span.start)
+		return NULL;			/* input_text() added an alias */
+	raw = raw_parser(psprintf("SELECT * FROM %s", itext), RAW_PARSE_DEFAULT);
+	if (list_length(raw) != 1)
+		return NULL;
+	sel = (SelectStmt *) ((RawStmt *) linitial(raw))->stmt;
+	if (!IsA(sel, SelectStmt) || list_length(sel->fromClause) != 1)
+		return NULL;
+	item = linitial(sel->fromClause);
+	if (IsA(item, RangeVar))
+	{
+		RangeVar   *rv = (RangeVar *) item;
+
+		if (rv->alias)
+			return rv->alias->aliasname;
+		*rv_out = rv;
+		return rv->relname;
+	}
+	if (IsA(item, RangeSubselect) && ((RangeSubselect *) item)->alias)
+		return ((RangeSubselect *) item)->alias->aliasname;
+	if (IsA(item, RangeFunction) && ((RangeFunction *) item)->alias)
+		return ((RangeFunction *) item)->alias->aliasname;
+	if (IsA(item, JoinExpr) && ((JoinExpr *) item)->alias)
+		return ((JoinExpr *) item)->alias->aliasname;
+	return NULL;
+}
+
+/* does a (folded) qualifier name the input FROM item? */
+static bool
+names_input(MrQuery *q, const char *qualifier)
+{
+	RangeVar   *rv;
+	const char *ref = input_refname(q, &rv);
+
+	return ref != NULL && strcmp(ref, qualifier) == 0;
+}
+
+/*
+ * Resolve the qualifier at fragoff (of a column, of X.*, or CLASSIFIER's
+ * argument) to a variable set; an error if unknown.  The hint about table
+ * names is given where it can be what the user meant: on a column, or on a
+ * name that is the input's.
+ */
 static MrVarSet
-resolve_qualifier(LowerCtx *cx, int fragoff)
+resolve_qualifier(LowerCtx *cx, int fragoff, bool of_column)
 {
 	char	   *norm = ident_norm_at(cx, fragoff);
 	int			idx;
+	bool		table_hint = of_column;
 
 	if (norm)
 	{
@@ -199,24 +440,49 @@ resolve_qualifier(LowerCtx *cx, int fragoff)
 		idx = mr_clause_find_subset(cx->q->clause, norm);
 		if (idx >= 0)
 			return varset_for_subset(cx->q, idx);
+		if (!table_hint)
+		{
+			MrToken		tok;
+
+			/* fold the name as PostgreSQL folds a table's name */
+			if (token_at(cx, fragoff, &tok) && tok.ident)
+				table_hint = names_input(cx->q, tok.kind == MR_TOK_QIDENT ? tok.ident :
+										 downcase_identifier(tok.ident, strlen(tok.ident),
+															 false, false));
+		}
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_UNDEFINED_OBJECT),
 			 errmsg("\"%s\" is not a pattern variable or subset", norm ? norm : "?"),
-			 errhint("Columns in DEFINE and MEASURES are qualified by pattern variables, not by table names."),
+			 table_hint ? errhint("Columns in DEFINE and MEASURES are qualified by pattern variables, not by table names.") : 0,
 			 cx_position(cx, fragoff)));
 	pg_unreachable();
 }
 
+/*
+ * The input column called name, -1 if there is none.  The input may have
+ * several (t AS tk(x, "X", x), a subquery's two x): using such a name is
+ * ambiguous (42702) wherever it is used, as in PostgreSQL; an unused
+ * duplicate is harmless.
+ */
 static int
-input_column(MrQuery *q, const char *name)
+input_column(MrQuery *q, const char *name, int textpos)
 {
 	int			i;
+	int			found = -1;
 
 	for (i = 0; i < q->natts; i++)
 		if (strcmp(NameStr(TupleDescAttr(q->input_desc, i)->attname), name) == 0)
-			return i;
-	return -1;
+		{
+			if (found >= 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_AMBIGUOUS_COLUMN),
+						 errmsg("column reference \"%s\" is ambiguous", name),
+						 errdetail("The input of MATCH_RECOGNIZE has more than one column named \"%s\".", name),
+						 mr_report_position(q->text, textpos, &q->origin)));
+			found = i;
+		}
+	return found;
 }
 
 /* ---------- slots ---------- */
@@ -266,21 +532,36 @@ marker_for(LowerCtx *cx, int location)
 
 /* ---------- row mode ---------- */
 
+/*
+ * Every row a navigation's or aggregate's argument reads is of one variable
+ * set, as in Trino: all its column references and CLASSIFIER() calls name
+ * the same variable or subset, or none (the universal set: an unqualified
+ * column, CLASSIFIER() without an argument).
+ */
 static void
-row_set_note(LowerCtx *cx, MrVarSet set, int location)
+row_set_note(LowerCtx *cx, MrVarSet set, int location, bool by_classifier)
 {
 	if (!cx->row_set_known)
 	{
 		cx->row_set = set;
 		cx->row_set_known = true;
 		cx->row_set_pos = location;
+		cx->row_set_by_classifier = by_classifier;
 		return;
 	}
-	if (!varset_equal(&cx->row_set, &set, cx->q->clause->nvars))
+	if (varset_equal(&cx->row_set, &set, cx->q->clause->nvars))
+		return;
+	if (!by_classifier && !cx->row_set_by_classifier)
 		ereport(ERROR,
 				(errcode(WINDOWING_ERROR),
 				 errmsg("all column references in a navigation function or aggregate must refer to the same pattern variable"),
 				 cx_position(cx, location)));
+	ereport(ERROR,
+			(errcode(WINDOWING_ERROR),
+			 errmsg("all column references and CLASSIFIER() calls in a navigation function or aggregate must refer to the same pattern variable"),
+			 (set.universal || cx->row_set.universal) ?
+			 errhint("An unqualified column and CLASSIFIER() without an argument refer to all rows of the match.") : 0,
+			 cx_position(cx, location)));
 }
 
 static Node *
@@ -295,8 +576,9 @@ lower_columnref(LowerCtx *cx, ColumnRef *cref)
 	if (nf == 1 && IsA(last, String))
 	{
 		colname = strVal(last);
-		col = input_column(cx->q, colname);
-		if (col < 0 && strcmp(colname, "classifier") == 0)
+		col = input_column(cx->q, colname, frag_to_text(cx, cref->location));
+		if (col < 0 && strcmp(colname, "classifier") == 0 &&
+			unquoted_word_at(cx, cref->location, "CLASSIFIER"))
 		{
 			/* Snowflake writes CLASSIFIER without parentheses */
 			return lower_classifier(cx, makeFuncCall(list_make1(makeString(colname)),
@@ -314,7 +596,7 @@ lower_columnref(LowerCtx *cx, ColumnRef *cref)
 	}
 	else if (nf == 2 && IsA(linitial(cref->fields), String))
 	{
-		set = resolve_qualifier(cx, cref->location);
+		set = resolve_qualifier(cx, cref->location, !IsA(last, A_Star));
 		if (IsA(last, A_Star))
 		{
 			if (cx->in_row)
@@ -323,7 +605,7 @@ lower_columnref(LowerCtx *cx, ColumnRef *cref)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("a pattern variable's whole row can only be counted, as in count(%s.*)",
-								strVal(linitial(cref->fields))),
+								ident_norm_at(cx, cref->location)),
 						 cx_position(cx, cref->location)));
 			}
 			ereport(ERROR,
@@ -332,7 +614,7 @@ lower_columnref(LowerCtx *cx, ColumnRef *cref)
 					 cx_position(cx, cref->location)));
 		}
 		colname = strVal(last);
-		col = input_column(cx->q, colname);
+		col = input_column(cx->q, colname, frag_to_text(cx, cref->location));
 		if (col < 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_UNDEFINED_COLUMN),
@@ -344,7 +626,7 @@ lower_columnref(LowerCtx *cx, ColumnRef *cref)
 
 	if (cx->in_row)
 	{
-		row_set_note(cx, set, cref->location);
+		row_set_note(cx, set, cref->location, false);
 		cx->row_has_column = true;
 		return row_param(col + 1, cref->location);
 	}
@@ -388,26 +670,49 @@ is_aggregate_call(FuncCall *fc)
 	return false;
 }
 
+/*
+ * A navigation offset: a non-negative integer constant, up to bigint's
+ * range (the raw parser makes a literal beyond int4 a Float).  An offset
+ * above MR_NAV_OFFSET_MAX reaches no row of any partition, as that bound
+ * does: it is stored as the bound.
+ */
 static int64
 const_offset(LowerCtx *cx, Node *arg, const char *fname)
 {
 	A_Const    *ac;
 
-	if (arg && IsA(arg, A_Const))
+	if (arg && IsA(arg, A_Const) && !((A_Const *) arg)->isnull)
 	{
 		ac = (A_Const *) arg;
-		if (!ac->isnull && IsA(&ac->val, Integer))
+		if (IsA(&ac->val, Integer))
 		{
 			int64		v = intVal(&ac->val);
 
 			if (v >= 0)
-				return v;
+				return Min(v, MR_NAV_OFFSET_MAX);
+		}
+		else if (IsA(&ac->val, Float))
+		{
+			const char *p = ac->val.fval.fval;
+			uint64		v = 0;
+
+			for (; *p >= '0' && *p <= '9'; p++)
+			{
+				if (v > (PG_INT64_MAX - (*p - '0')) / 10)
+					ereport(ERROR,
+							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+							 errmsg("the offset of %s is out of range for type bigint", fname),
+							 cx_position(cx, exprLocation(arg))));
+				v = v * 10 + (*p - '0');
+			}
+			if (*p == '\0' && p != ac->val.fval.fval)
+				return Min((int64) v, MR_NAV_OFFSET_MAX);
 		}
 	}
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 			 errmsg("the offset of %s must be a non-negative integer constant", fname),
-			 cx_position(cx, exprLocation(arg))));
+			 cx_position(cx, arg ? exprLocation(arg) : -1)));
 	pg_unreachable();
 }
 
@@ -415,38 +720,42 @@ const_offset(LowerCtx *cx, Node *arg, const char *fname)
 static void bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r);
 
 /*
- * Lower the argument of a navigation function in row mode; returns the row
- * expression's raw tree and sets *set.
+ * Lower the argument of a navigation function (owner; nested: PREV or NEXT
+ * over FIRST or LAST) in row mode; returns the row expression's raw tree and
+ * sets *set.
  */
 static Node *
-lower_row_arg(LowerCtx *cx, Node *arg, MrVarSet *set, bool *uses_classifier,
-			  bool *has_column)
+lower_row_arg(LowerCtx *cx, Node *arg, MrSpecial owner, bool nested,
+			  MrVarSet *set, bool *uses_classifier, bool *has_column)
 {
-	bool		save_in_row = cx->in_row;
-	bool		save_known = cx->row_set_known;
-	MrVarSet	save_set = cx->row_set;
-	bool		save_cls = cx->row_uses_classifier;
-	bool		save_col = cx->row_has_column;
+	LowerCtx	save = *cx;
 	Node	   *res;
 
 	cx->in_row = true;
 	cx->row_set_known = false;
+	cx->row_set_by_classifier = false;
 	cx->row_uses_classifier = false;
 	cx->row_has_column = false;
+	cx->row_owner = owner;
+	cx->row_owner_nested = nested;
 	res = lower_node(cx, arg);
 	*set = cx->row_set_known ? cx->row_set : varset_universal();
 	*uses_classifier = cx->row_uses_classifier;
 	*has_column = cx->row_has_column;
-	cx->in_row = save_in_row;
-	cx->row_set_known = save_known;
-	cx->row_set = save_set;
-	cx->row_uses_classifier = save_cls;
-	cx->row_has_column = save_col;
+	cx->in_row = save.in_row;
+	cx->row_set_known = save.row_set_known;
+	cx->row_set = save.row_set;
+	cx->row_set_pos = save.row_set_pos;
+	cx->row_set_by_classifier = save.row_set_by_classifier;
+	cx->row_uses_classifier = save.row_uses_classifier;
+	cx->row_has_column = save.row_has_column;
+	cx->row_owner = save.row_owner;
+	cx->row_owner_nested = save.row_owner_nested;
 	return res;
 }
 
 static void
-apply_marker(LowerCtx *cx, FuncCall *fc, MrSlot *slot, const char *what)
+apply_marker(LowerCtx *cx, FuncCall *fc, MrSlot *slot)
 {
 	SemMarker  *mk = marker_for(cx, fc->location);
 
@@ -458,19 +767,42 @@ apply_marker(LowerCtx *cx, FuncCall *fc, MrSlot *slot, const char *what)
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("FINAL cannot be used in DEFINE"),
 				 errhint("DEFINE conditions always see the match as it stands at the candidate row (RUNNING)."),
-				 cx_position(cx, fc->location)));
+				 cx_position(cx, mk->kwpos)));
 	if (slot)
 		slot->final = mk->final;
-	(void) what;
+}
+
+/* a navigation call inside a row argument (cx->in_row) */
+static void
+nested_navigation_error(LowerCtx *cx, FuncCall *fc, MrSpecial sp)
+{
+	const char *name = special_names[sp];
+	bool		logical = sp == SP_FIRST || sp == SP_LAST;
+	bool		owner_physical = cx->row_owner == SP_PREV || cx->row_owner == SP_NEXT ||
+		cx->row_owner == SP_LAG || cx->row_owner == SP_LEAD;
+
+	/* PREV(LAST(x) + 1): LAST may be PREV's argument, but all of it */
+	if (logical && owner_physical && !cx->row_owner_nested)
+		ereport(ERROR,
+				(errcode(WINDOWING_ERROR),
+				 errmsg("%s can be nested inside %s only as its whole first argument",
+						name, special_names[cx->row_owner]),
+				 cx_position(cx, fc->location)));
+	ereport(ERROR,
+			(errcode(WINDOWING_ERROR),
+			 errmsg("%s cannot be nested inside another navigation function or an aggregate",
+					name),
+			 errhint("Only PREV and NEXT may take FIRST or LAST as their argument."),
+			 cx_position(cx, fc->location)));
 }
 
 static Node *
-lower_navigation(LowerCtx *cx, FuncCall *fc)
+lower_navigation(LowerCtx *cx, FuncCall *fc, MrSpecial sp)
 {
 	/* LAG and LEAD are Snowflake's PREV and NEXT (see lower_lag_lead) */
-	bool		backward = funcname_is(fc, "prev") || funcname_is(fc, "lag");
-	bool		physical = backward || funcname_is(fc, "next") || funcname_is(fc, "lead");
-	const char *fname = strVal(linitial(fc->funcname));
+	bool		backward = sp == SP_PREV || sp == SP_LAG;
+	bool		physical = backward || sp == SP_NEXT || sp == SP_LEAD;
+	const char *fname = special_names[sp];
 	int			nargs = list_length(fc->args);
 	int			s;
 	MrSlot	   *slot;
@@ -478,66 +810,65 @@ lower_navigation(LowerCtx *cx, FuncCall *fc)
 	Node	   *rowraw;
 	bool		uses_cls;
 	bool		has_column;
+	bool		nested = false;
 	MrVarSet	set;
 
 	if (cx->in_row)
-		ereport(ERROR,
-				(errcode(WINDOWING_ERROR),
-				 errmsg("%s cannot be nested inside another navigation function or an aggregate",
-						asc_toupper(fname, strlen(fname))),
-				 errhint("Only PREV and NEXT may take FIRST or LAST as their argument."),
-				 cx_position(cx, fc->location)));
-	if (nargs < 1 || nargs > 2 || fc->agg_star || fc->agg_distinct || fc->over)
+		nested_navigation_error(cx, fc, sp);
+	refuse_decorations(cx, fc, sp);
+	if (nargs < 1 || nargs > 2)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
-				 errmsg("%s takes an expression and an optional offset",
-						asc_toupper(fname, strlen(fname))),
+				 errmsg("%s takes an expression and an optional offset", fname),
 				 cx_position(cx, fc->location)));
 
 	s = new_slot(cx->q);
 	/* careful: new_slot may move q->slots; re-fetch after nested calls */
 	cx->q->slots[s].kind = MR_SLOT_NAV;
 	cx->q->slots[s].location = frag_to_text(cx, fc->location);
-	apply_marker(cx, fc, &cx->q->slots[s], fname);
+	apply_marker(cx, fc, &cx->q->slots[s]);
 
 	arg = linitial(fc->args);
 	if (physical)
 	{
 		int64		off = (nargs == 2) ? const_offset(cx, lsecond(fc->args), fname) : 1;
+		MrSpecial	isp = IsA(arg, FuncCall) ? special_function(cx, (FuncCall *) arg) : SP_NONE;
 
 		cx->q->slots[s].physical_offset = backward ? -off : off;
-		if (IsA(arg, FuncCall) &&
-			(funcname_is((FuncCall *) arg, "first") || funcname_is((FuncCall *) arg, "last")))
+		if (isp == SP_FIRST || isp == SP_LAST)
 		{
 			FuncCall   *inner = (FuncCall *) arg;
 			int			inargs = list_length(inner->args);
 
+			refuse_decorations(cx, inner, isp);
 			if (inargs < 1 || inargs > 2)
 				ereport(ERROR,
 						(errcode(ERRCODE_SYNTAX_ERROR),
-						 errmsg("FIRST and LAST take an expression and an optional offset"),
+						 errmsg("%s takes an expression and an optional offset",
+								special_names[isp]),
 						 cx_position(cx, inner->location)));
-			cx->q->slots[s].logical_first = funcname_is(inner, "first");
+			cx->q->slots[s].logical_first = isp == SP_FIRST;
 			cx->q->slots[s].logical_offset =
-				(inargs == 2) ? const_offset(cx, lsecond(inner->args), "FIRST/LAST") : 0;
-			apply_marker(cx, inner, &cx->q->slots[s], "FIRST/LAST");
+				(inargs == 2) ? const_offset(cx, lsecond(inner->args), special_names[isp]) : 0;
+			apply_marker(cx, inner, &cx->q->slots[s]);
 			arg = linitial(inner->args);
+			nested = true;
 		}
 	}
 	else
 	{
-		cx->q->slots[s].logical_first = funcname_is(fc, "first");
+		cx->q->slots[s].logical_first = sp == SP_FIRST;
 		cx->q->slots[s].logical_offset =
 			(nargs == 2) ? const_offset(cx, lsecond(fc->args), fname) : 0;
 	}
 
-	rowraw = lower_row_arg(cx, arg, &set, &uses_cls, &has_column);
+	rowraw = lower_row_arg(cx, arg, sp, nested, &set, &uses_cls, &has_column);
 	/* as in Trino: LAST(1) navigates nowhere in particular */
 	if (!has_column && !uses_cls)
 		ereport(ERROR,
 				(errcode(ERRCODE_WINDOWING_ERROR),
 				 errmsg("the argument of %s must contain a column reference or CLASSIFIER()",
-						asc_toupper(fname, strlen(fname))),
+						fname),
 				 cx_position(cx, fc->location)));
 	slot = &cx->q->slots[s];
 	slot->set = set;
@@ -559,7 +890,8 @@ lower_classifier(LowerCtx *cx, FuncCall *fc)
 	MrVarSet	set = varset_universal();
 	int			nargs = list_length(fc->args);
 
-	if (nargs > 1 || fc->agg_star)
+	refuse_decorations(cx, fc, SP_CLASSIFIER);
+	if (nargs > 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("CLASSIFIER takes at most one pattern variable or subset"),
@@ -568,17 +900,18 @@ lower_classifier(LowerCtx *cx, FuncCall *fc)
 	{
 		Node	   *a = linitial(fc->args);
 
-		if (!IsA(a, ColumnRef) || list_length(((ColumnRef *) a)->fields) != 1)
+		if (!IsA(a, ColumnRef) || list_length(((ColumnRef *) a)->fields) != 1 ||
+			!IsA(linitial(((ColumnRef *) a)->fields), String))
 			ereport(ERROR,
 					(errcode(ERRCODE_SYNTAX_ERROR),
 					 errmsg("the argument of CLASSIFIER must be a pattern variable or subset"),
 					 cx_position(cx, exprLocation(a))));
-		set = resolve_qualifier(cx, ((ColumnRef *) a)->location);
+		set = resolve_qualifier(cx, ((ColumnRef *) a)->location, false);
 	}
 	if (cx->in_row)
 	{
-		if (nargs == 1)
-			row_set_note(cx, set, fc->location);
+		/* CLASSIFIER() of the navigated row: its set is the argument's */
+		row_set_note(cx, set, fc->location, true);
 		cx->row_uses_classifier = true;
 		return row_param(cx->q->natts + 1, fc->location);
 	}
@@ -589,7 +922,7 @@ lower_classifier(LowerCtx *cx, FuncCall *fc)
 		cx->q->slots[s].kind = MR_SLOT_CLASSIFIER;
 		cx->q->slots[s].set = set;
 		cx->q->slots[s].location = frag_to_text(cx, fc->location);
-		apply_marker(cx, fc, &cx->q->slots[s], "CLASSIFIER");
+		apply_marker(cx, fc, &cx->q->slots[s]);
 		return slot_param(cx, s, fc->location);
 	}
 }
@@ -597,7 +930,8 @@ lower_classifier(LowerCtx *cx, FuncCall *fc)
 static Node *
 lower_match_number(LowerCtx *cx, FuncCall *fc)
 {
-	if (list_length(fc->args) != 0 || fc->agg_star)
+	refuse_decorations(cx, fc, SP_MATCH_NUMBER);
+	if (list_length(fc->args) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("MATCH_NUMBER takes no arguments"),
@@ -676,47 +1010,65 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 		ereport(ERROR,
 				(errcode(WINDOWING_ERROR),
 				 errmsg("window functions are not allowed in MATCH_RECOGNIZE"),
-				 cx_position(cx, fc->location)));
+				 cx_position(cx, call_token_pos(cx, fc, "OVER", false))));
 	if (fc->agg_within_group)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ordered-set aggregates are not supported in MATCH_RECOGNIZE"),
-				 cx_position(cx, fc->location)));
+				 cx_position(cx, call_token_pos(cx, fc, "WITHIN", false))));
 	if (fc->agg_order)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ORDER BY inside an aggregate call is not supported in MATCH_RECOGNIZE"),
 				 errhint("Rows are aggregated in the order of the match."),
-				 cx_position(cx, fc->location)));
+				 cx_position(cx, call_token_pos(cx, fc, "ORDER", true))));
 	if (fc->agg_distinct)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("DISTINCT is not supported in aggregates in MATCH_RECOGNIZE"),
-				 cx_position(cx, fc->location)));
+				 cx_position(cx, call_token_pos(cx, fc, "DISTINCT", true))));
 	s = new_slot(cx->q);
 	cx->q->slots[s].kind = MR_SLOT_AGG;
 	cx->q->slots[s].location = frag_to_text(cx, fc->location);
-	apply_marker(cx, fc, &cx->q->slots[s], "aggregate");
+	apply_marker(cx, fc, &cx->q->slots[s]);
 
-	/* count(A.*) counts the rows of A */
-	if (list_length(fc->args) == 1 && IsA(linitial(fc->args), ColumnRef))
+	cx->in_row = true;
+	cx->row_set_known = false;
+	cx->row_set_by_classifier = false;
+	cx->row_owner = SP_NONE;
+	cx->row_owner_nested = false;
+	/* count(A.*) counts the rows of A; no other aggregate takes A.* */
+	if (list_length(fc->args) == 1 && IsA(linitial(fc->args), ColumnRef) &&
+		strcmp(strVal(llast(fc->funcname)), "count") != 0)
 	{
 		ColumnRef  *cr = linitial(fc->args);
 
 		if (list_length(cr->fields) == 2 && IsA(llast(cr->fields), A_Star))
 		{
-			set = resolve_qualifier(cx, cr->location);
+			char	   *var = ident_norm_at(cx, cr->location);
+
+			(void) resolve_qualifier(cx, cr->location, false);
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("%s(%s.*) is not supported in MATCH_RECOGNIZE",
+							NameListToString(fc->funcname), var),
+					 errdetail("A pattern variable's whole row can only be counted, as in count(%s.*).", var),
+					 cx_position(cx, cr->location)));
+		}
+	}
+	if (strcmp(strVal(llast(fc->funcname)), "count") == 0 &&
+		list_length(fc->args) == 1 && IsA(linitial(fc->args), ColumnRef))
+	{
+		ColumnRef  *cr = linitial(fc->args);
+
+		if (list_length(cr->fields) == 2 && IsA(llast(cr->fields), A_Star))
+		{
+			set = resolve_qualifier(cx, cr->location, false);
 			fc->args = NIL;
 			fc->agg_star = true;
-			cx->in_row = true;
 			cx->row_set_known = true;
 			cx->row_set = set;
 		}
-	}
-	if (!cx->in_row)
-	{
-		cx->in_row = true;
-		cx->row_set_known = false;
 	}
 	cx->row_uses_classifier = false;
 	foreach(lc, fc->args)
@@ -780,7 +1132,8 @@ lower_match_sequence_number(LowerCtx *cx, FuncCall *fc)
 {
 	FuncCall   *count;
 
-	if (list_length(fc->args) != 0 || fc->agg_star || fc->over)
+	refuse_decorations(cx, fc, SP_MATCH_SEQUENCE_NUMBER);
+	if (list_length(fc->args) != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("MATCH_SEQUENCE_NUMBER takes no arguments"),
@@ -799,9 +1152,9 @@ lower_match_sequence_number(LowerCtx *cx, FuncCall *fc)
  * argument) differs from COALESCE on null values and is refused.
  */
 static Node *
-lower_lag_lead(LowerCtx *cx, FuncCall *fc)
+lower_lag_lead(LowerCtx *cx, FuncCall *fc, MrSpecial sp)
 {
-	bool		lag = funcname_is(fc, "lag");
+	bool		lag = sp == SP_LAG;
 	int			s = cx->q->nslots;
 	Node	   *result;
 
@@ -813,7 +1166,7 @@ lower_lag_lead(LowerCtx *cx, FuncCall *fc)
 				 errhint("Use COALESCE(%s(expression, offset), default), which also replaces a null value.",
 						 lag ? "PREV" : "NEXT"),
 				 cx_position(cx, fc->location)));
-	result = lower_navigation(cx, fc);
+	result = lower_navigation(cx, fc, sp);
 	/* lower_navigation made slot s (its argument is in row mode: no others) */
 	if (cx->in_measure)
 		cx->q->slots[s].within_match = true;
@@ -824,34 +1177,41 @@ static Node *
 lower_funccall(LowerCtx *cx, FuncCall *fc)
 {
 	ListCell   *lc;
+	MrSpecial	sp = special_function(cx, fc);
+	SemMarker  *mk;
 
-	if (list_length(fc->funcname) == 1)
+	switch (sp)
 	{
-		if (funcname_is(fc, "prev") || funcname_is(fc, "next") ||
-			funcname_is(fc, "first") || funcname_is(fc, "last"))
-			return lower_navigation(cx, fc);
-		if (funcname_is(fc, "classifier"))
+		case SP_PREV:
+		case SP_NEXT:
+		case SP_FIRST:
+		case SP_LAST:
+			return lower_navigation(cx, fc, sp);
+		case SP_LAG:
+		case SP_LEAD:
+			return lower_lag_lead(cx, fc, sp);
+		case SP_CLASSIFIER:
 			return lower_classifier(cx, fc);
-		if (funcname_is(fc, "match_number"))
+		case SP_MATCH_NUMBER:
 			return lower_match_number(cx, fc);
-		if (funcname_is(fc, "match_sequence_number"))
+		case SP_MATCH_SEQUENCE_NUMBER:
 			return lower_match_sequence_number(cx, fc);
-		if ((funcname_is(fc, "lag") || funcname_is(fc, "lead")) && fc->over == NULL)
-			return lower_lag_lead(cx, fc);
+		case SP_NONE:
+			break;
 	}
 	if (is_aggregate_call(fc))
 		return lower_aggregate(cx, fc);
 
-	if (marker_for(cx, fc->location))
+	if ((mk = marker_for(cx, fc->location)) != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("RUNNING and FINAL can only precede navigation functions and aggregates"),
-				 cx_position(cx, fc->location)));
+				 cx_position(cx, mk->kwpos)));
 	if (fc->over)
 		ereport(ERROR,
 				(errcode(WINDOWING_ERROR),
 				 errmsg("window functions are not allowed in MATCH_RECOGNIZE"),
-				 cx_position(cx, fc->location)));
+				 cx_position(cx, call_token_pos(cx, fc, "OVER", false))));
 	foreach(lc, fc->args)
 		lfirst(lc) = lower_node(cx, lfirst(lc));
 	return (Node *) fc;
@@ -955,6 +1315,27 @@ lower_node(LowerCtx *cx, Node *node)
 				}
 				return node;
 			}
+		case T_XmlExpr:
+			{
+				XmlExpr    *x = (XmlExpr *) node;
+				ListCell   *lc;
+
+				/* XMLELEMENT's attributes are ResTargets */
+				foreach(lc, x->named_args)
+				{
+					ResTarget  *rt = lfirst_node(ResTarget, lc);
+
+					rt->val = lower_node(cx, rt->val);
+				}
+				x->args = lower_list(cx, x->args);
+				return node;
+			}
+		case T_XmlSerialize:
+			((XmlSerialize *) node)->expr = lower_node(cx, ((XmlSerialize *) node)->expr);
+			return node;
+		case T_GroupingFunc:
+			((GroupingFunc *) node)->args = lower_list(cx, ((GroupingFunc *) node)->args);
+			return node;
 		case T_SubLink:
 			/* the subquery itself is uncorrelated; only its test expression is ours */
 			((SubLink *) node)->testexpr = lower_node(cx, ((SubLink *) node)->testexpr);
@@ -1046,33 +1427,77 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 
 /* ---------- classification ---------- */
 
+/* does the set hold every row of a match (the universal set or all variables)? */
+static bool
+set_is_every_row(MrQuery *q, const MrVarSet *set)
+{
+	int			i;
+
+	if (set->universal)
+		return true;
+	for (i = 0; i < q->clause->nvars; i++)
+		if (!set->member[i])
+			return false;
+	return true;
+}
+
+/*
+ * What a DEFINE slot of define_var reads, for the matcher's merging of
+ * candidate paths (see the top of the file and mr_match.h):
+ *
+ *	- the candidate row (and physical PREV/NEXT from it): nothing else: a
+ *	  column of the universal set or of a set holding define_var at LAST
+ *	  offset 0, CLASSIFIER() of such a set (define_var), MATCH_NUMBER();
+ *	- the match start too (*start_dep): FIRST(x, n) and LAST(x, n) over
+ *	  every row (the start + n, the candidate - n, null outside), and an
+ *	  aggregate over every row that reads no CLASSIFIER() (the rows from
+ *	  the start to the candidate);
+ *	- the labels of the path (*path_dep): FIRST/LAST of a variable's or
+ *	  subset's rows, an aggregate over them, CLASSIFIER() of another row or
+ *	  of a set without define_var.
+ *
+ * Over every row means the universal set or a subset of all variables: each
+ * row of a match is mapped to one.
+ */
 static void
 classify_slot(MrQuery *q, MrSlot *slot, int define_var, bool *path_dep, bool *start_dep)
 {
-	bool		set_has_var;
+	bool		every;
+	bool		has_var;
+	bool		reads_cls;
+	int			i;
 
+	if (slot->kind == MR_SLOT_MATCH_NUMBER)
+		return;					/* (it has no set) */
+	every = set_is_every_row(q, &slot->set);
+	has_var = every || slot->set.member[define_var];
 	switch (slot->kind)
 	{
 		case MR_SLOT_MATCH_NUMBER:
 			return;
 		case MR_SLOT_AGG:
-			*path_dep = true;
+			reads_cls = slot->aggfilter && slot->aggfilter->uses_classifier;
+			for (i = 0; i < slot->naggargs; i++)
+				if (slot->aggargs[i].uses_classifier)
+					reads_cls = true;
+			if (every && !reads_cls)
+				*start_dep = true;
+			else
+				*path_dep = true;
 			return;
 		case MR_SLOT_CLASSIFIER:
-			set_has_var = slot->set.universal || slot->set.member[define_var];
-			if (!set_has_var)
+			if (!has_var)
 				*path_dep = true;
 			return;
 		case MR_SLOT_NAV:
-			set_has_var = slot->set.universal || slot->set.member[define_var];
-			if (slot->logical_first)
+			if (slot->logical_first || slot->logical_offset != 0)
 			{
-				if (slot->set.universal)
+				if (every)
 					*start_dep = true;
 				else
 					*path_dep = true;
 			}
-			else if (slot->logical_offset != 0 || !set_has_var)
+			else if (!has_var)
 				*path_dep = true;
 			/* the classifier of a row other than the candidate is path data */
 			if (slot->row.uses_classifier &&
@@ -1137,6 +1562,7 @@ make_fragment(LowerCtx *cx, MrSpan span, const char *prefix, const char *suffix)
 
 			m->final = mr_tok_is_keyword(&toks[0], "FINAL");
 			m->funcpos = toks[1].start;
+			m->kwpos = toks[0].start;
 			memset(frag + toks[0].start, ' ', toks[0].end - toks[0].start);
 		}
 	}
@@ -1206,7 +1632,7 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 			ereport(ERROR,
 					(errcode(ERRCODE_SYNTAX_ERROR),
 					 errmsg("RUNNING and FINAL can only precede navigation functions and aggregates"),
-					 cx_position(&cx, cx.markers[i].funcpos)));
+					 cx_position(&cx, cx.markers[i].kwpos)));
 
 	/* now the slot types are known: analyse the outer expression */
 	lw->nslots = list_length(cx.slot_ids);
@@ -1285,6 +1711,44 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 	return lw;
 }
 
+/*
+ * A PARTITION BY or ORDER BY column may be qualified by the input's name,
+ * as in a query over the input (the standard's scope there; Trino accepts
+ * it): "tk.x" for "t AS tk", "t.x" or "public.t.x" for the table t.
+ */
+static void
+check_key_qualifier(MrQuery *q, ColumnRef *cref, MrSpan span)
+{
+	RangeVar   *rv;
+	const char *ref = input_refname(q, &rv);
+	int			nf = list_length(cref->fields);
+	const char *rel = strVal(list_nth(cref->fields, nf - 2));
+	bool		ok = ref != NULL && strcmp(ref, rel) == 0;
+
+	if (ok && nf == 3)
+	{
+		const char *schema = strVal(linitial(cref->fields));
+
+		ok = false;
+		if (rv && rv->schemaname)
+			ok = strcmp(rv->schemaname, schema) == 0;
+		else if (rv)
+		{
+			Oid			relid = RangeVarGetRelid(rv, NoLock, true);
+			char	   *nsp = OidIsValid(relid) ? get_namespace_name(get_rel_namespace(relid)) : NULL;
+
+			ok = nsp != NULL && strcmp(nsp, schema) == 0;
+		}
+	}
+	if (!ok)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("missing FROM-clause entry for table \"%s\"", rel),
+				 ref ? errhint("The input of MATCH_RECOGNIZE is \"%s\".", ref) :
+				 errhint("Give the input of MATCH_RECOGNIZE an alias to qualify its columns."),
+				 mr_report_position(q->text, span.start, &q->origin)));
+}
+
 /* resolve a PARTITION BY / ORDER BY item to an input column */
 static int
 resolve_key_column(MrQuery *q, MrSpan span, const char *what)
@@ -1294,6 +1758,10 @@ resolve_key_column(MrQuery *q, MrSpan span, const char *what)
 	List	   *raw;
 	SelectStmt *sel;
 	ResTarget  *rt;
+	ColumnRef  *cref;
+	char	   *name;
+	int			nf;
+	ListCell   *lc;
 	int			col = -1;
 
 	memset(&cx, 0, sizeof(cx));
@@ -1304,23 +1772,26 @@ resolve_key_column(MrQuery *q, MrSpan span, const char *what)
 	raw = raw_parser(cx.frag, RAW_PARSE_DEFAULT);
 	sel = (SelectStmt *) ((RawStmt *) linitial(raw))->stmt;
 	rt = linitial(sel->targetList);
-	if (IsA(rt->val, ColumnRef) && list_length(((ColumnRef *) rt->val)->fields) == 1 &&
-		IsA(linitial(((ColumnRef *) rt->val)->fields), String))
-	{
-		char	   *name = strVal(linitial(((ColumnRef *) rt->val)->fields));
-
-		col = input_column(q, name);
-		if (col < 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_COLUMN),
-					 errmsg("column \"%s\" does not exist in the input of MATCH_RECOGNIZE", name),
-					 mr_report_position(q->text, span.start, &q->origin)));
-	}
-	else
+	cref = IsA(rt->val, ColumnRef) ? (ColumnRef *) rt->val : NULL;
+	nf = cref ? list_length(cref->fields) : 0;
+	if (cref)
+		foreach(lc, cref->fields)
+			if (!IsA(lfirst(lc), String))
+				cref = NULL;
+	if (cref == NULL || nf > 3)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("%s items must be columns of the input", what),
 				 errhint("Compute the expression in a subquery used as the input."),
+				 mr_report_position(q->text, span.start, &q->origin)));
+	if (nf > 1)
+		check_key_qualifier(q, cref, span);
+	name = strVal(llast(cref->fields));
+	col = input_column(q, name, span.start);
+	if (col < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" does not exist in the input of MATCH_RECOGNIZE", name),
 				 mr_report_position(q->text, span.start, &q->origin)));
 	mr_errpos_pop(&errctx);
 	return col;

@@ -62,6 +62,14 @@ typedef struct MrRowExpr
 	QueryDesc  *qdesc;			/* started lazily at run time */
 } MrRowExpr;
 
+/*
+ * Navigation offsets are bigint constants.  An offset above this bound
+ * reaches no row of any partition (no partition has 2^60 rows), as the
+ * bound itself does, so it is stored as the bound: row numbers plus a
+ * logical and a physical offset stay far from int64 overflow.
+ */
+#define MR_NAV_OFFSET_MAX (INT64CONST(1) << 60)
+
 typedef struct MrSlot
 {
 	MrSlotKind	kind;

@@ -24,6 +24,13 @@
 
 #include "mr_bind.h"
 
+/*
+ * The statement position mr_report_position() last gave errposition(), while
+ * a fragment context is pushed: the callback must not map it again as if it
+ * were a position in the fragment.
+ */
+static int	final_cursorpos = 0;
+
 int
 mr_errpos_char(const char *text, int byteoff)
 {
@@ -42,7 +49,10 @@ mr_report_position(const char *text, int byteoff, const MrTextOrigin *origin)
 		return;
 	cpos = mr_errpos_char(text, byteoff);
 	if (origin && origin->base >= 0)
-		errposition(origin->base + cpos + 1);
+	{
+		final_cursorpos = origin->base + cpos + 1;
+		errposition(final_cursorpos);
+	}
 	else
 	{
 		internalerrposition(cpos + 1);
@@ -73,6 +83,9 @@ mr_errpos_callback(void *arg)
 	int			i;
 
 	if (pos <= 0 || ctx->frag == NULL)
+		return;
+	/* set by mr_report_position(): already a position in the statement */
+	if (pos == final_cursorpos)
 		return;
 
 	/* character position in the fragment -> byte offset */
@@ -108,12 +121,14 @@ mr_errpos_push(MrErrPosContext *ctx, const char *text, int textlen,
 	ctx->cb.arg = ctx;
 	ctx->cb.previous = error_context_stack;
 	error_context_stack = &ctx->cb;
+	final_cursorpos = 0;
 }
 
 void
 mr_errpos_pop(MrErrPosContext *ctx)
 {
 	error_context_stack = ctx->cb.previous;
+	final_cursorpos = 0;
 }
 
 /*

@@ -14,10 +14,12 @@
  *    evaluation that used it, every output row); aggregate states live in
  *    aggcxt and are restarted per match (restart_aggs) or per DEFINE
  *    evaluation;
- *  - the DEFINE of a variable that reads neither the path nor the match
- *    start (cacheable: no WITHIN) is evaluated once for the threads that
- *    ask at one row: cache_row/cache_val remember the last row's result
- *    (start_partition() forgets them);
+ *  - the DEFINE of a variable that does not read the path (cacheable) is
+ *    evaluated once for the threads that ask at one row, or at one row
+ *    and match start when it (or WITHIN) reads the start (cache_by_start;
+ *    threads come in order of their start): cache_row/cache_start/
+ *    cache_val remember the last result (start_partition() and a new
+ *    match number forget them);
  *  - a fast condition with no_alloc (an inline comparison of plain columns
  *    of the candidate row and physical PREV/NEXT) allocates nothing and
  *    gives the result the expression interpreter would;
@@ -536,8 +538,19 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 
 	if (lw == NULL && q->within == NULL)
 		return true;
-	if (cacheable && rt->cache_row[var] == row)
-		return rt->cache_val[var];
+	if (cacheable)
+	{
+		if (unlikely(rt->cache_match_number != rt->match_number))
+		{
+			/* MATCH_NUMBER() has another value now */
+			for (int v = 0; v < q->clause->nvars; v++)
+				rt->cache_row[v] = -1;
+			rt->cache_match_number = rt->match_number;
+		}
+		if (rt->cache_row[var] == row &&
+			(!rt->cache_by_start[var] || rt->cache_start[var] == path->start))
+			return rt->cache_val[var];
+	}
 
 	dv.path = path;
 	dv.row = row;
@@ -550,6 +563,7 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 		if (cacheable)
 		{
 			rt->cache_row[var] = row;
+			rt->cache_start[var] = path->start;
 			rt->cache_val[var] = result;
 		}
 		return result;
@@ -569,6 +583,7 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 	if (cacheable)
 	{
 		rt->cache_row[var] = row;
+		rt->cache_start[var] = path->start;
 		rt->cache_val[var] = result;
 	}
 	return result;

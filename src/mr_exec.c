@@ -955,15 +955,17 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 				rt->outcol_part[i] = p;
 	}
 	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
+	rt->cache_start = palloc0(sizeof(int64) * Max(q->clause->nvars, 1));
 	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
 	rt->cacheable = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
+	rt->cache_by_start = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
 	rt->fast_define = palloc0(sizeof(FastCond *) * Max(q->clause->nvars, 1));
 	for (i = 0; i < q->clause->nvars; i++)
 	{
 		MrLowered  *lw = q->defines[i];
 
-		rt->cacheable[i] = q->within == NULL &&
-			(lw == NULL || (!lw->path_dependent && !lw->start_dependent));
+		rt->cacheable[i] = lw == NULL || !lw->path_dependent;
+		rt->cache_by_start[i] = q->within != NULL || (lw != NULL && lw->start_dependent);
 		rt->fast_define[i] = make_fast_cond(lw);
 	}
 	for (i = 0; i < q->clause->nvars; i++)

@@ -112,7 +112,7 @@ struct MrRuntime
 	bool	   *part_nulls;
 	bool	   *part_bitwise;
 	int			npartition;		/* q->npartition, at hand */
-	int			max_prev;		/* q->max_prev, at hand */
+	int64		max_prev;		/* q->max_prev, at hand */
 	int		   *partition_cols; /* q->partition_cols, at hand */
 	int			natts;			/* q->natts, at hand */
 	uint64		dfa_define_calls;
@@ -151,10 +151,18 @@ struct MrRuntime
 	int64		match_number;
 	int64		covered_upto;
 
-	/* DEFINE evaluation caches for path-independent variables */
+	/*
+	 * DEFINE evaluation caches for path-independent variables: the last
+	 * result per variable, for its row (and its match start, when the
+	 * DEFINE or WITHIN reads the start: cache_by_start), within one match
+	 * number (cache_match_number: MATCH_NUMBER() may be read)
+	 */
 	int64	   *cache_row;
+	int64	   *cache_start;
 	bool	   *cache_val;
 	bool	   *cacheable;		/* [nvars] */
+	bool	   *cache_by_start; /* [nvars] */
+	int64		cache_match_number;
 	struct FastCond **fast_define;	/* [nvars] or NULL */
 
 	/* per slot: NAV of a plain column at LAST(set, 0) (+ physical offset) */
