@@ -35,6 +35,10 @@ EXTRA_CLEAN = test/unit/build test/fuzz/build results/ regression.diffs \
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
 
+# PGXS tracks no header dependencies: rebuild every object when any header
+# changes (a stale object with an old struct layout crashes the backend)
+$(OBJS): $(wildcard src/*.h src/*/*.h)
+
 # ---------------------------------------------------------------------------
 # Streaming suite: sql_tests/sql/*.sql with sql_tests/expected/*.out, run in
 # its own database against a server started with
