@@ -161,6 +161,17 @@ typedef struct MrClause
 	MrName	   *vars;			/* pattern variables, see invariants above */
 	int			nvars;
 
+	/*
+	 * Hash tables behind mr_clause_find_var and mr_clause_find_subset (open
+	 * addressing; a slot holds index + 1, 0 when empty; the capacity is a
+	 * power of two).  NULL in a clause built by hand: the lookups then
+	 * search linearly.
+	 */
+	int		   *var_slots;
+	int			var_slots_cap;
+	int		   *subset_slots;
+	int			subset_slots_cap;
+
 	MrSpan		alias;			/* optional trailing [AS] alias; start == end if none */
 	int			end_pos;		/* byte offset just past the closing parenthesis */
 } MrClause;
