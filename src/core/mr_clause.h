@@ -23,7 +23,11 @@
  *  - every MR_PAT_VAR node's var indexes vars[]; var and subset names are
  *    disjoint; subset members index vars[];
  *  - defines[] has at most one entry per variable (duplicates rejected);
- *  - the skip target, when present, resolved to a variable or a subset.
+ *  - the skip target, when present, resolved to a variable or a subset;
+ *  - MR_PAT_ALT and MR_PAT_CONCAT nodes have two children or more,
+ *    MR_PAT_PERMUTE nodes at least one; MR_PAT_EMPTY stands only for a
+ *    written "()" (no alternative, PERMUTE element, exclusion or PATTERN is
+ *    empty); a quantifier's max is MR_QUANT_INF or at least max(min, 1).
  *-------------------------------------------------------------------------
  */
 #ifndef MR_CLAUSE_H
