@@ -110,12 +110,16 @@ skip_space(MrLexer *lx)
 	{
 		unsigned char c = peek(lx, 0);
 
+		MR_CHECK_INTERRUPTS();
 		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
 			lx->pos++;
 		else if (c == '-' && peek(lx, 1) == '-')
 		{
 			while (lx->pos < lx->len && lx->text[lx->pos] != '\n')
+			{
+				MR_CHECK_INTERRUPTS();
 				lx->pos++;
+			}
 		}
 		else if (c == '/' && peek(lx, 1) == '*')
 		{
@@ -125,6 +129,7 @@ skip_space(MrLexer *lx)
 			lx->pos += 2;
 			while (depth > 0)
 			{
+				MR_CHECK_INTERRUPTS();
 				if (lx->pos >= lx->len)
 				{
 					mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
@@ -157,6 +162,7 @@ scan_quoted_string(MrLexer *lx, int tokstart, bool esc)
 	lx->pos++;					/* opening quote */
 	for (;;)
 	{
+		MR_CHECK_INTERRUPTS();
 		if (lx->pos >= lx->len)
 		{
 			mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, tokstart,
@@ -196,7 +202,10 @@ dollar_delim_len(const MrLexer *lx, int p)
 	if (q >= lx->len || !is_ident_start((unsigned char) lx->text[q]))
 		return 0;
 	while (q < lx->len && is_ident_cont((unsigned char) lx->text[q], true))
+	{
+		MR_CHECK_INTERRUPTS();
 		q++;
+	}
 	if (q < lx->len && lx->text[q] == '$')
 		return q - p + 1;
 	return 0;
@@ -272,6 +281,7 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 		/* find the closing quote first: allocate only what is needed */
 		for (close = q;; close++)
 		{
+			MR_CHECK_INTERRUPTS();
 			if (close >= lx->len)
 			{
 				mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
@@ -297,6 +307,7 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 		buf = mr_alloc(close - q + 1);
 		while (q < close)
 		{
+			MR_CHECK_INTERRUPTS();
 			if (lx->text[q] == '"')
 				q++;			/* the first of a doubled quote */
 			buf[n++] = lx->text[q++];
@@ -319,6 +330,7 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 
 			for (;;)
 			{
+				MR_CHECK_INTERRUPTS();
 				if (q + dl > lx->len)
 				{
 					mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
@@ -340,7 +352,10 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 		{
 			lx->pos++;
 			while (is_digit(peek(lx, 0)))
+			{
+				MR_CHECK_INTERRUPTS();
 				lx->pos++;
+			}
 			tok->kind = MR_TOK_PARAM;
 			goto done;
 		}
@@ -352,7 +367,10 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 	if (is_ident_start(c))
 	{
 		while (lx->pos < lx->len && is_ident_cont((unsigned char) lx->text[lx->pos], lx->pattern_mode))
+		{
+			MR_CHECK_INTERRUPTS();
 			lx->pos++;
+		}
 		tok->kind = MR_TOK_IDENT;
 		tok->ident = mr_strndup(lx->text + start, lx->pos - start);
 		goto done;
@@ -361,12 +379,18 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 	if (is_digit(c) || (c == '.' && is_digit(peek(lx, 1))))
 	{
 		while (is_digit(peek(lx, 0)) || peek(lx, 0) == '_')
+		{
+			MR_CHECK_INTERRUPTS();
 			lx->pos++;
+		}
 		if (peek(lx, 0) == '.' && peek(lx, 1) != '.')
 		{
 			lx->pos++;
 			while (is_digit(peek(lx, 0)) || peek(lx, 0) == '_')
+			{
+				MR_CHECK_INTERRUPTS();
 				lx->pos++;
+			}
 		}
 		if ((peek(lx, 0) == 'e' || peek(lx, 0) == 'E') &&
 			(is_digit(peek(lx, 1)) ||
@@ -374,7 +398,10 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 		{
 			lx->pos += 2;
 			while (is_digit(peek(lx, 0)))
+			{
+				MR_CHECK_INTERRUPTS();
 				lx->pos++;
+			}
 		}
 		tok->kind = MR_TOK_NUMBER;
 		goto done;
@@ -401,7 +428,10 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 				   lx->text[lx->pos] != '\0' &&
 				   !(peek(lx, 0) == '-' && peek(lx, 1) == '-') &&
 				   !(peek(lx, 0) == '/' && peek(lx, 1) == '*'))
+			{
+				MR_CHECK_INTERRUPTS();
 				lx->pos++;
+			}
 		}
 		tok->kind = MR_TOK_OP;
 		goto done;
@@ -436,6 +466,43 @@ mr_tok_is_keyword(const MrToken *tok, const char *kw)
 			return false;
 	}
 	return true;
+}
+
+/*
+ * PostgreSQL's reserved and type_func_name keywords (parser/kwlist.h): the
+ * words that can be neither a table name nor a table alias.  MATCH_RECOGNIZE
+ * is added: it is never an alias here.
+ */
+static const char *const reserved_words[] = {
+	"ALL", "ANALYSE", "ANALYZE", "AND", "ANY", "ARRAY", "AS", "ASC",
+	"ASYMMETRIC", "AUTHORIZATION", "BINARY", "BOTH", "CASE", "CAST", "CHECK",
+	"COLLATE", "COLLATION", "COLUMN", "CONCURRENTLY", "CONSTRAINT", "CREATE",
+	"CROSS", "CURRENT_CATALOG", "CURRENT_DATE", "CURRENT_ROLE",
+	"CURRENT_SCHEMA", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER",
+	"DEFAULT", "DEFERRABLE", "DESC", "DISTINCT", "DO", "ELSE", "END", "EXCEPT",
+	"FALSE", "FETCH", "FOR", "FOREIGN", "FREEZE", "FROM", "FULL", "GRANT",
+	"GROUP", "HAVING", "ILIKE", "IN", "INITIALLY", "INNER", "INTERSECT",
+	"INTO", "IS", "ISNULL", "JOIN", "LATERAL", "LEADING", "LEFT", "LIKE",
+	"LIMIT", "LOCALTIME", "LOCALTIMESTAMP", "MATCH_RECOGNIZE", "NATURAL",
+	"NOT", "NOTNULL", "NULL", "OFFSET", "ON", "ONLY", "OR", "ORDER", "OUTER",
+	"OVERLAPS", "PLACING", "PRIMARY", "REFERENCES", "RETURNING", "RIGHT",
+	"SELECT", "SESSION_USER", "SIMILAR", "SOME", "SYMMETRIC", "TABLE",
+	"TABLESAMPLE", "THEN", "TO", "TRAILING", "TRUE", "UNION", "UNIQUE", "USER",
+	"USING", "VARIADIC", "VERBOSE", "WHEN", "WHERE", "WINDOW", "WITH",
+	NULL
+};
+
+bool
+mr_tok_is_reserved(const MrToken *tok)
+{
+	int			i;
+
+	if (tok->kind != MR_TOK_IDENT)
+		return false;
+	for (i = 0; reserved_words[i] != NULL; i++)
+		if (mr_tok_is_keyword(tok, reserved_words[i]))
+			return true;
+	return false;
 }
 
 bool
