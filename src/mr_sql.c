@@ -47,6 +47,7 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
+#include "miscadmin.h"
 #include "nodes/pg_list.h"
 #include "utils/builtins.h"
 #include "utils/varlena.h"
@@ -148,6 +149,7 @@ mr_render_span(MrRewriter *rw, StringInfo out, int start, int end)
 	{
 		const MrOccurrence *o = &rw->occ[i];
 
+		CHECK_FOR_INTERRUPTS();
 		/* occurrences are in order of their starts; nested ones are skipped */
 		if (o->item.start < pos || o->item.end > end)
 			continue;
@@ -227,28 +229,55 @@ mr_build_from_item(MrRewriter *rw, int i, bool *as_written)
 	return buf.data;
 }
 
-/* a dollar-quote tag that quotes s safely: $mr$, $mr1$, $mr2$, ... */
+/*
+ * A dollar-quote tag that quotes s safely: $mr$, $mr1$, $mr2$, ...  The
+ * quoted text ends at the first occurrence of its tag, so $mrN$ cannot be
+ * used when s contains it, nor when s ends with "$mrN" (the tag's only
+ * border is "$", so that suffix and the closing tag would hold the tag
+ * earlier).  One pass over s marks the N that cannot be used; the first
+ * usable one is at most the number of "$mr" in s, which is below
+ * strlen(s) / 3 + 1.  Linear in s.
+ */
 static char *
 mr_dollar_tag(const char *s)
 {
 	size_t		slen = strlen(s);
-	int			n;
+	size_t		maxn = slen / 3 + 1;
+	bool	   *blocked = palloc0(sizeof(bool) * (maxn + 1));
+	size_t		i;
+	size_t		n;
 
-	for (n = 0;; n++)
+	for (i = 0; i + 3 <= slen; i++)
 	{
-		char	   *tag = (n == 0) ? pstrdup("$mr$") : psprintf("$mr%d$", n);
-		char	   *probe = psprintf("%s%s", s, tag);
-		char	   *hit = strstr(probe, tag);
+		size_t		j;
 
-		/* the first occurrence of the tag must be the closing one */
-		if (hit != NULL && (size_t) (hit - probe) == slen)
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (s[i] != '$' || s[i + 1] != 'm' || s[i + 2] != 'r')
+			continue;
+		j = i + 3;
+		if (j == slen || s[j] == '$')
 		{
-			pfree(probe);
-			return tag;
+			blocked[0] = true;
+			continue;
 		}
-		pfree(probe);
-		pfree(tag);
+		if (s[j] < '1' || s[j] > '9')
+			continue;			/* our tags have no leading zero */
+		n = 0;
+		while (j < slen && s[j] >= '0' && s[j] <= '9')
+		{
+			if (n <= maxn)
+				n = n * 10 + (s[j] - '0');
+			j++;
+		}
+		if (n <= maxn && (j == slen || s[j] == '$'))
+			blocked[n] = true;
+		i = j - 1;
 	}
+	for (n = 0; blocked[n]; n++)
+		;
+	pfree(blocked);
+	return n == 0 ? pstrdup("$mr$") : psprintf("$mr%zu$", n);
 }
 
 /*
