@@ -48,3 +48,15 @@ SELECT match_recognize_create_stream('sb_p',
 
 DROP TABLE sb_out;
 DROP SCHEMA sb CASCADE;
+
+-- under version 1.0 the catalog cannot keep a bound query: update first
+\set sb_db :DBNAME
+CREATE DATABASE regress_sb_db;
+\c regress_sb_db
+CREATE EXTENSION match_recognize VERSION '1.0';
+CREATE TABLE s (k int, ts int, v int);
+SELECT match_recognize_create_stream('o', $$SELECT * FROM s MATCH_RECOGNIZE (PARTITION BY k
+  ORDER BY ts MEASURES count(*) AS n PATTERN (a) WITHIN 10 DEFINE a AS v > 0)$$, 0);
+SELECT count(*) FROM pg_replication_slots WHERE database = current_database();
+\c :sb_db
+DROP DATABASE regress_sb_db;
