@@ -17,6 +17,8 @@
 
 #include "access/tupdesc.h"
 #include "fmgr.h"
+#include "nodes/parsenodes.h"
+#include "nodes/pg_list.h"
 
 /*
  * Where a clause text came from, so that error positions can point into the
@@ -48,7 +50,54 @@ extern void mr_text_origin_for_arg(FunctionCallInfo fcinfo, int argno,
 extern MrQuery *mr_query_compile(const char *text, int len,
 								 const MrTextOrigin *origin);
 
+/* how to bind a FROM item (mr_query_bind); zeroed = mr_query_compile */
+typedef struct MrBindOptions
+{
+	/* statement parameters $1..$nparams the clause may use */
+	int			nparams;
+	const Oid  *paramtypes;
+	/* their values when known (execution), else NULL */
+	const Datum *paramvalues;
+	const bool *paramnulls;
+	/* deduce the parameters' types from the clause (nparams grows) */
+	bool		deduce_params;
+	/* when set, any $k is refused with this errdetail */
+	const char *params_refused;
+	/* replay these analyses (mr_query_analyses of an earlier bind) */
+	List	   *replay;
+	/* the replayed analyses went through the rewriter (views) */
+	bool		replay_rewritten;
+} MrBindOptions;
+
+extern MrQuery *mr_query_bind(const char *text, int len,
+							  const MrTextOrigin *origin,
+							  const MrBindOptions *opts);
+
+/* the analyses the query was bound with (see above); do not modify */
+extern List *mr_query_analyses(MrQuery *q);
+
+/* statement parameters of the query (deduced ones: InvalidOid = unknown) */
+extern int	mr_query_params(MrQuery *q, const Oid **types);
+
+/*
+ * The input query to plan: "SELECT * FROM <input> ORDER BY <PARTITION BY
+ * keys>, <ORDER BY keys>", analysed (not rewritten unless the bind replayed
+ * rewritten analyses).  A fresh copy; each statement parameter $k in it is
+ * replaced by a copy of params[k - 1] when params is given, else by its value
+ * when the bind had the values.
+ */
+extern Query *mr_query_input(MrQuery *q, Node **params);
+
 /* the result row type of a compiled query (names and types of the columns) */
 extern TupleDesc mr_query_result_desc(MrQuery *q);
+
+/*
+ * The one check of a declared result row (a column definition list, the
+ * plan's scan tuple) against the query's: count, then each column's name and
+ * type in order (a result column whose name occurred earlier in the result
+ * may be declared under any name, since a column definition list cannot
+ * repeat one).  Raises 42804 naming the column.
+ */
+extern void mr_check_result_desc(TupleDesc declared, TupleDesc returned);
 
 #endif							/* MR_API_H */

@@ -15,6 +15,16 @@
  * keyword in front of a function call is blanked out of the fragment and
  * remembered by the position of the function name that follows it.
  *
+ * Binding and replay (mr_api.h): every parse analysis the lowering runs
+ * (the input, each fragment) goes through analyze_fragment_expr() or
+ * resolve_input(), which record the result, or, in replay mode, take it from
+ * the record and validate it (shape, parameters and their types, result
+ * type: the record may be SQL a user wrote).  The lowering's only other
+ * catalog lookup by name, is_aggregate_call(), is recorded and replayed the
+ * same way.  The engine plans or evaluates a copy of each analysis
+ * (fragment_for_use): statement parameters replaced by their values,
+ * subqueries locked and rewritten.
+ *
  * Classification kept here for the matcher (MrQuery.dedup, classify_slot):
  * a DEFINE is path-independent when every slot it reads is determined by
  * the candidate row alone -- the universal or the defined variable's LAST
@@ -30,21 +40,29 @@
 
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/pathnodes.h"
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
+#include "parser/parse_clause.h"
+#include "parser/parse_oper.h"
+#include "parser/parse_relation.h"
 #include "parser/parser.h"
 #include "parser/parse_coerce.h"
 #include "parser/parse_type.h"
 #include "parser/scansup.h"
+#include "rewrite/rewriteHandler.h"
 #include "rewrite/rewriteManip.h"
 #include "tcop/tcopprot.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/formatting.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
@@ -122,6 +140,423 @@ typedef struct LowerCtx
 static Node *lower_node(LowerCtx *cx, Node *node);
 static Node *lower_classifier(LowerCtx *cx, FuncCall *fc);
 static char *input_text(MrQuery *q);
+
+/* ---------- binding: recorded analyses, replay, statement parameters ---------- */
+
+/*
+ * The state of one bind (see mr_api.h).  Record mode appends every analysis
+ * to `analyses` and every catalog decision of the lowering (is this call an
+ * aggregate?) to `decisions`; at the end one Query holding the decisions is
+ * appended.  Replay mode takes the analyses in the same order from `analyses`
+ * and the decisions from its last element.
+ */
+typedef struct MrBindState
+{
+	bool		replay;
+	bool		rewritten;		/* replayed analyses went through the rewriter */
+	List	   *analyses;
+	int			next;			/* replay: the next analysis to take */
+	int			nanalyses;		/* replay: analyses before the decisions */
+	List	   *decisions;		/* record: int list */
+	bool	   *replay_decisions;	/* replay */
+	int			ndecisions;
+	int			next_decision;
+
+	/* statement parameters $1..$nparams */
+	int			nparams;
+	Oid		   *paramtypes;
+	bool		deduce;
+	const char *params_refused;
+	Const	  **paramconsts;	/* values as constants, when known */
+} MrBindState;
+
+/* the bind under way, for is_aggregate_call (binds may nest: see mr_bind_query) */
+static MrBindState *cur_bs = NULL;
+
+static void
+bound_mismatch(const char *what, const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("the analysed parts of a bound MATCH_RECOGNIZE query do not match its text"),
+			 errdetail("%s: %s.", what, detail),
+			 errhint("Create views with match_recognize_create_view(); do not write the parts of match_recognize_bound() by hand.")));
+}
+
+/* record mode: keep an analysis (the caller may still complete it in place) */
+static void
+record_analysis(MrQuery *q, Query *qry)
+{
+	q->bs->analyses = lappend(q->bs->analyses, qry);
+}
+
+/* replay mode: the next analysis */
+static Query *
+take_analysis(MrQuery *q, const char *what)
+{
+	MrBindState *bs = q->bs;
+	Node	   *n;
+
+	if (bs->next >= bs->nanalyses)
+		bound_mismatch(what, "there are fewer analyses than the text needs");
+	n = list_nth(bs->analyses, bs->next++);
+	if (n == NULL || !IsA(n, Query))
+		bound_mismatch(what, "an analysis is not a query");
+	return (Query *) n;
+}
+
+/* the Query closing a record: the lowering's decisions as a boolean[] */
+static Query *
+decisions_query(List *decisions)
+{
+	int			n = list_length(decisions);
+	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
+	ArrayType  *arr;
+	Query	   *qry = makeNode(Query);
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, decisions)
+		d[i++] = BoolGetDatum(lfirst_int(lc) != 0);
+	arr = n > 0 ? construct_array(d, n, BOOLOID, 1, true, TYPALIGN_CHAR)
+		: construct_empty_array(BOOLOID);
+	qry->commandType = CMD_SELECT;
+	qry->querySource = QSRC_ORIGINAL;
+	qry->canSetTag = true;
+	qry->jointree = makeFromExpr(NIL, NULL);
+	qry->targetList = list_make1(makeTargetEntry((Expr *) makeConst(BOOLARRAYOID, -1, InvalidOid, -1,
+																	PointerGetDatum(arr), false, false),
+												 1, pstrdup("aggregates"), false));
+	return qry;
+}
+
+/* is this Query "SELECT <one expression>" without FROM? */
+static const char *
+fragment_shape_problem(Query *qry)
+{
+	TargetEntry *tle;
+
+	if (qry->commandType != CMD_SELECT || qry->utilityStmt != NULL)
+		return "it is not a SELECT";
+	if (qry->rtable != NIL || qry->jointree == NULL || qry->jointree->fromlist != NIL ||
+		qry->jointree->quals != NULL)
+		return "an expression has a FROM or WHERE clause";
+	if (qry->cteList || qry->setOperations || qry->groupClause || qry->groupingSets ||
+		qry->havingQual || qry->windowClause || qry->distinctClause || qry->sortClause ||
+		qry->limitCount || qry->limitOffset || qry->rowMarks || qry->hasModifyingCTE ||
+		qry->hasForUpdate || qry->hasRecursive)
+		return "an expression has clauses other than its target list";
+	if (list_length(qry->targetList) != 1)
+		return "an expression has more than one target";
+	tle = linitial_node(TargetEntry, qry->targetList);
+	if (tle->resjunk || tle->expr == NULL)
+		return "an expression has no target";
+	if (qry->hasSubLinks != checkExprHasSubLink((Node *) tle->expr) ||
+		qry->hasAggs != contain_aggs_of_level((Node *) tle->expr, 0) ||
+		qry->hasWindowFuncs || contain_windowfuncs((Node *) tle->expr) ||
+		qry->hasTargetSRFs || expression_returns_set((Node *) tle->expr))
+		return "an expression's flags do not match it";
+	return NULL;
+}
+
+static void
+load_decisions(MrBindState *bs)
+{
+	Query	   *qry;
+	const char *problem;
+	Const	   *c;
+	ArrayType  *arr;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	int			i;
+
+	if (bs->analyses == NIL || !IsA(llast(bs->analyses), Query))
+		bound_mismatch("the aggregate decisions", "the last analysis is not a query");
+	qry = llast_node(Query, bs->analyses);
+	problem = fragment_shape_problem(qry);
+	if (problem)
+		bound_mismatch("the aggregate decisions", problem);
+	c = (Const *) linitial_node(TargetEntry, qry->targetList)->expr;
+	if (!IsA(c, Const) || c->consttype != BOOLARRAYOID || c->constisnull)
+		bound_mismatch("the aggregate decisions", "the last analysis is not a boolean[] constant");
+	arr = DatumGetArrayTypeP(c->constvalue);
+	if (ARR_NDIM(arr) > 1)
+		bound_mismatch("the aggregate decisions", "the array has more than one dimension");
+	deconstruct_array(arr, BOOLOID, 1, true, TYPALIGN_CHAR, &elems, &nulls, &n);
+	bs->replay_decisions = palloc0(sizeof(bool) * Max(n, 1));
+	for (i = 0; i < n; i++)
+	{
+		if (nulls[i])
+			bound_mismatch("the aggregate decisions", "the array has a null");
+		bs->replay_decisions[i] = DatumGetBool(elems[i]);
+	}
+	bs->ndecisions = n;
+	bs->nanalyses = list_length(bs->analyses) - 1;
+}
+
+/* ---- statement parameters in raw trees ---- */
+
+typedef struct MarkParamsCtx
+{
+	MrQuery    *q;
+	int			prefix;			/* bytes of the fragment before the span */
+	int			span_start;		/* byte offset of the span in q->text */
+} MarkParamsCtx;
+
+/*
+ * Give every statement parameter $k of a raw tree the number -k, so that it
+ * cannot be taken for one of the engine's own parameters; analysis numbers
+ * it after them (renumber_params).  $k beyond the known parameters is an
+ * error, unless their types are being deduced.
+ */
+static bool
+mark_params_walker(Node *node, MarkParamsCtx *cx)
+{
+	if (node == NULL)
+		return false;
+	check_stack_depth();
+	if (IsA(node, ParamRef))
+	{
+		ParamRef   *p = (ParamRef *) node;
+		MrBindState *bs = cx->q->bs;
+		int			k = p->number;
+		int			pos = p->location < cx->prefix ? cx->span_start
+			: cx->span_start + (p->location - cx->prefix);
+
+		if (k < 1 || bs->params_refused || (k > bs->nparams && !bs->deduce))
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_PARAMETER),
+					 errmsg("there is no parameter $%d", k),
+					 bs->params_refused ? errdetail("%s", bs->params_refused) :
+					 errhint("Statement parameters are passed to match_recognize() after the query text: $1 is its second argument."),
+					 mr_report_position(cx->q->text, pos, &cx->q->origin)));
+		if (k > bs->nparams)
+		{
+			bs->paramtypes = bs->paramtypes
+				? repalloc(bs->paramtypes, sizeof(Oid) * k)
+				: palloc(sizeof(Oid) * k);
+			for (int i = bs->nparams; i < k; i++)
+				bs->paramtypes[i] = InvalidOid;
+			bs->nparams = k;
+		}
+		p->number = -k;
+		return false;
+	}
+	return raw_expression_tree_walker(node, mark_params_walker, (void *) cx);
+}
+
+static void
+mark_params(MrQuery *q, Node *raw, int prefix, int span_start)
+{
+	MarkParamsCtx cx;
+
+	cx.q = q;
+	cx.prefix = prefix;
+	cx.span_start = span_start;
+	(void) mark_params_walker(raw, &cx);
+}
+
+static bool
+renumber_params_walker(Node *node, int *nengine)
+{
+	if (node == NULL)
+		return false;
+	check_stack_depth();
+	if (IsA(node, ParamRef))
+	{
+		if (((ParamRef *) node)->number < 0)
+			((ParamRef *) node)->number = *nengine - ((ParamRef *) node)->number;
+		return false;
+	}
+	return raw_expression_tree_walker(node, renumber_params_walker, (void *) nengine);
+}
+
+/*
+ * Parse analysis of a raw statement whose first nengine parameters are the
+ * engine's (types given) and the statement's parameters follow them.  With
+ * deduction, the statement parameters' types are deduced as PREPARE does.
+ */
+static Query *
+analyze_with_params(MrQuery *q, RawStmt *rs, const char *src,
+					const Oid *engine_types, int nengine)
+{
+	MrBindState *bs = q->bs;
+	int			n = nengine + bs->nparams;
+	Oid		   *types = palloc(sizeof(Oid) * Max(n, 1));
+	Query	   *qry;
+	int			i;
+
+	for (i = 0; i < nengine; i++)
+		types[i] = engine_types[i];
+	for (i = 0; i < bs->nparams; i++)
+		types[nengine + i] = bs->paramtypes[i];
+	(void) renumber_params_walker(rs->stmt, &nengine);
+	if (bs->deduce)
+	{
+		qry = parse_analyze_varparams(rs, src, &types, &n, NULL);
+		for (i = 0; i < bs->nparams && nengine + i < n; i++)
+			bs->paramtypes[i] = types[nengine + i];
+	}
+	else
+		qry = parse_analyze_fixedparams(rs, src, types, n, NULL);
+	return qry;
+}
+
+/* ---- validation of replayed analyses ---- */
+
+typedef struct CheckTreeCtx
+{
+	const char *what;
+	int			depth;			/* query nesting, 0 = the analysis itself */
+	const Oid  *engine_types;
+	int			nengine;
+	MrBindState *bs;
+} CheckTreeCtx;
+
+/*
+ * Every parameter is one the fragment may have (an engine parameter of the
+ * type the lowering gave it, or a statement parameter of its type) and no
+ * reference leaves the analysis (it is run on its own).
+ */
+static bool
+check_tree_walker(Node *node, CheckTreeCtx *cx)
+{
+	if (node == NULL)
+		return false;
+	check_stack_depth();
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		cx->depth++;
+		r = query_tree_walker((Query *) node, check_tree_walker, (void *) cx,
+							  QTW_EXAMINE_RTES_BEFORE);
+		cx->depth--;
+		return r;
+	}
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_CTE && rte->ctelevelsup > cx->depth)
+			bound_mismatch(cx->what, "it refers to a WITH query outside it");
+		return false;
+	}
+	if (IsA(node, Param))
+	{
+		Param	   *p = (Param *) node;
+		Oid			want;
+
+		if (p->paramkind == PARAM_SUBLINK)
+			return false;
+		if (p->paramkind != PARAM_EXTERN || p->paramid < 1 ||
+			p->paramid > cx->nengine + cx->bs->nparams)
+			bound_mismatch(cx->what, "it has a parameter the query does not have");
+		want = p->paramid <= cx->nengine ? cx->engine_types[p->paramid - 1]
+			: cx->bs->paramtypes[p->paramid - cx->nengine - 1];
+		if (p->paramtype != want || p->paramtypmod != -1)
+			bound_mismatch(cx->what, psprintf("parameter %d is of type %s, not %s",
+											  p->paramid, format_type_be(p->paramtype),
+											  format_type_be(want)));
+		return false;
+	}
+	if ((IsA(node, Var) && (int) ((Var *) node)->varlevelsup > cx->depth) ||
+		(IsA(node, Aggref) && (int) ((Aggref *) node)->agglevelsup > cx->depth) ||
+		(IsA(node, GroupingFunc) && (int) ((GroupingFunc *) node)->agglevelsup > cx->depth) ||
+		(IsA(node, PlaceHolderVar) && (int) ((PlaceHolderVar *) node)->phlevelsup > cx->depth))
+		bound_mismatch(cx->what, "it refers to a query outside it");
+	return expression_tree_walker(node, check_tree_walker, (void *) cx);
+}
+
+static void
+check_tree(MrQuery *q, Query *qry, const char *what, const Oid *engine_types, int nengine)
+{
+	CheckTreeCtx cx;
+
+	cx.what = what;
+	cx.depth = -1;
+	cx.engine_types = engine_types;
+	cx.nengine = nengine;
+	cx.bs = q->bs;
+	(void) check_tree_walker((Node *) qry, &cx);
+}
+
+/* ---- statement parameter values ---- */
+
+typedef struct SubstCtx
+{
+	int			base;			/* statement parameter $k is Param base + k */
+	int			n;
+	Node	  **repl;
+} SubstCtx;
+
+static Node *
+subst_params_mutator(Node *node, SubstCtx *cx)
+{
+	if (node == NULL)
+		return NULL;
+	check_stack_depth();
+	if (IsA(node, Param))
+	{
+		Param	   *p = (Param *) node;
+
+		if (p->paramkind == PARAM_EXTERN && p->paramid > cx->base &&
+			p->paramid <= cx->base + cx->n)
+			return copyObject(cx->repl[p->paramid - cx->base - 1]);
+		return (Node *) copyObject(p);
+	}
+	if (IsA(node, Query))
+		return (Node *) query_tree_mutator((Query *) node, subst_params_mutator,
+										   (void *) cx, 0);
+	return expression_tree_mutator(node, subst_params_mutator, (void *) cx);
+}
+
+static Query *
+subst_params(Query *qry, int base, int n, Node **repl)
+{
+	SubstCtx	cx;
+
+	cx.base = base;
+	cx.n = n;
+	cx.repl = repl;
+	/* the mutator shares what it does not change (range table entries' names) */
+	return (Query *) subst_params_mutator((Node *) copyObject(qry), &cx);
+}
+
+/*
+ * The copy of an analysis the engine plans or evaluates: statement
+ * parameters replaced by their values (when known), and, when it has
+ * subqueries, locked and rewritten (views expanded, row security applied)
+ * as a plan of the query would be.
+ */
+static Query *
+fragment_for_use(MrQuery *q, Query *qry, int nengine)
+{
+	MrBindState *bs = q->bs;
+	Query	   *use;
+
+	if (bs->paramconsts && bs->nparams > 0)
+		use = subst_params(qry, nengine, bs->nparams, (Node **) bs->paramconsts);
+	else
+		use = copyObject(qry);
+	if (use->hasSubLinks)
+	{
+		if (bs->replay)
+			AcquireRewriteLocks(use, true, false);
+		if (!(bs->replay && bs->rewritten))
+		{
+			List	   *rw = QueryRewrite(use);
+
+			if (list_length(rw) != 1 || linitial_node(Query, rw)->commandType != CMD_SELECT)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("a rule rewrote an expression of MATCH_RECOGNIZE into something else")));
+			use = linitial_node(Query, rw);
+		}
+	}
+	return use;
+}
 
 /* ---------- positions and errors ---------- */
 
@@ -655,19 +1090,33 @@ funcname_is(FuncCall *fc, const char *name)
 	return pg_strcasecmp(strVal(linitial(fc->funcname)), name) == 0;
 }
 
+/*
+ * Whether a call is an aggregate (then its arguments are row expressions).
+ * Without aggregate syntax this is a catalog lookup by name: it is recorded,
+ * and replayed from the record instead of looked up again.
+ */
 static bool
 is_aggregate_call(FuncCall *fc)
 {
 	FuncCandidateList cands;
+	bool		agg = false;
 
 	if (fc->agg_star || fc->agg_distinct || fc->agg_order != NIL ||
 		fc->agg_filter != NULL || fc->agg_within_group)
 		return true;
+	if (cur_bs && cur_bs->replay)
+	{
+		if (cur_bs->next_decision >= cur_bs->ndecisions)
+			bound_mismatch("the aggregate decisions", "there are fewer decisions than the text needs");
+		return cur_bs->replay_decisions[cur_bs->next_decision++];
+	}
 	cands = FuncnameGetCandidates(fc->funcname, -1, NIL, false, false, false, true);
-	for (; cands; cands = cands->next)
+	for (; cands && !agg; cands = cands->next)
 		if (get_func_prokind(cands->oid) == PROKIND_AGGREGATE)
-			return true;
-	return false;
+			agg = true;
+	if (cur_bs)
+		cur_bs->decisions = lappend_int(cur_bs->decisions, agg);
+	return agg;
 }
 
 /*
@@ -948,7 +1397,8 @@ lower_match_number(LowerCtx *cx, FuncCall *fc)
 	}
 }
 
-static Query *analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams);
+static Query *analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams,
+									 const char *what);
 
 /*
  * An aggregate's argument or FILTER, analysed inside aggqry ("SELECT
@@ -1088,13 +1538,23 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 		ptypes[i] = TupleDescAttr(cx->q->input_desc, i)->atttypid;
 	ptypes[cx->q->natts] = TEXTOID;
 	ptypes[cx->q->natts + 1] = INT8OID;
-	qry = analyze_fragment_expr(cx, (Node *) fc, ptypes, cx->q->nrowparams);
+	qry = analyze_fragment_expr(cx, (Node *) fc, ptypes, cx->q->nrowparams, "an aggregate");
 	tle = linitial(qry->targetList);
+	if (cx->q->bs->replay &&
+		(!IsA(tle->expr, Aggref) || ((Aggref *) tle->expr)->agglevelsup != 0 ||
+		 ((Aggref *) tle->expr)->aggkind != AGGKIND_NORMAL ||
+		 ((Aggref *) tle->expr)->aggdistinct != NIL ||
+		 ((Aggref *) tle->expr)->aggorder != NIL ||
+		 ((Aggref *) tle->expr)->aggdirectargs != NIL))
+		bound_mismatch("an aggregate", "it is not a plain aggregate call");
 	if (!IsA(tle->expr, Aggref))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("unsupported aggregate call in MATCH_RECOGNIZE"),
 				 cx_position(cx, fc->location)));
+	/* the engine's copy: parameter values, subqueries rewritten */
+	qry = fragment_for_use(cx->q, qry, cx->q->nrowparams);
+	tle = linitial(qry->targetList);
 	aggref = (Aggref *) tle->expr;
 
 	slot = &cx->q->slots[s];
@@ -1349,21 +1809,43 @@ lower_node(LowerCtx *cx, Node *node)
 
 /* ---------- analysis ---------- */
 
+/*
+ * The analysis of "SELECT <raw>" whose parameters 1..nparams are the
+ * engine's, of types ptypes: analysed and recorded, or taken from the replayed
+ * record and validated.  The result belongs to the record: plan or evaluate
+ * fragment_for_use() of it.
+ */
 static Query *
-analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams)
+analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams,
+					  const char *what)
 {
-	SelectStmt *sel = makeNode(SelectStmt);
-	ResTarget  *rt = makeNode(ResTarget);
-	RawStmt    *rs = makeNode(RawStmt);
+	SelectStmt *sel;
+	ResTarget  *rt;
+	RawStmt    *rs;
 	Query	   *qry;
 
+	if (cx->q->bs->replay)
+	{
+		const char *problem;
+
+		qry = take_analysis(cx->q, what);
+		problem = fragment_shape_problem(qry);
+		if (problem)
+			bound_mismatch(what, problem);
+		check_tree(cx->q, qry, what, ptypes, nparams);
+		return qry;
+	}
+
+	sel = makeNode(SelectStmt);
+	rt = makeNode(ResTarget);
+	rs = makeNode(RawStmt);
 	rt->val = copyObject(raw);
 	rt->location = -1;
 	sel->targetList = list_make1(rt);
 	rs->stmt = (Node *) sel;
 	rs->stmt_location = 0;
 	rs->stmt_len = 0;
-	qry = parse_analyze_fixedparams(rs, cx->frag, ptypes, nparams, NULL);
+	qry = analyze_with_params(cx->q, rs, cx->frag, ptypes, nparams);
 	if (qry->commandType != CMD_SELECT || list_length(qry->targetList) != 1)
 		elog(ERROR, "unexpected analysis result for a MATCH_RECOGNIZE expression");
 	if (qry->hasWindowFuncs)
@@ -1376,6 +1858,7 @@ analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("set-returning functions are not allowed in MATCH_RECOGNIZE"),
 				 cx_position(cx, exprLocation(raw))));
+	record_analysis(cx->q, qry);
 	return qry;
 }
 
@@ -1388,7 +1871,8 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 	Expr	   *e;
 	int			i;
 
-	if (IsA(raw, ParamRef) && ((ParamRef *) raw)->number <= cx->q->natts)
+	if (IsA(raw, ParamRef) && ((ParamRef *) raw)->number >= 1 &&
+		((ParamRef *) raw)->number <= cx->q->natts)
 	{
 		int			col = ((ParamRef *) raw)->number - 1;
 
@@ -1404,7 +1888,7 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 		ptypes[i] = TupleDescAttr(cx->q->input_desc, i)->atttypid;
 	ptypes[cx->q->natts] = TEXTOID;
 	ptypes[cx->q->natts + 1] = INT8OID;
-	qry = analyze_fragment_expr(cx, raw, ptypes, cx->q->nrowparams);
+	qry = analyze_fragment_expr(cx, raw, ptypes, cx->q->nrowparams, "a row expression");
 	if (qry->hasAggs)
 		ereport(ERROR,
 				(errcode(ERRCODE_GROUPING_ERROR),
@@ -1414,12 +1898,14 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 	r->column = -1;
 	r->type = exprType((Node *) tle->expr);
 	r->typmod = exprTypmod((Node *) tle->expr);
+	qry = fragment_for_use(cx->q, qry, cx->q->nrowparams);
 	if (qry->hasSubLinks)
 	{
 		/* uncorrelated subqueries: run as a tiny planned query */
 		r->plan = pg_plan_query(qry, cx->frag, 0, NULL);
 		return;
 	}
+	tle = linitial(qry->targetList);
 	e = expression_planner(tle->expr);
 	r->expr = e;
 	r->state = ExecInitExpr(e, NULL);
@@ -1545,6 +2031,7 @@ make_fragment(LowerCtx *cx, MrSpan span, const char *prefix, const char *suffix)
 	{
 		MrToken		t;
 
+		CHECK_FOR_INTERRUPTS();
 		if (!mr_lex_next(&lx, &t))
 			mr_raise_core_error(&err, frag, NULL);	/* cannot happen: span already lexed */
 		if (t.kind == MR_TOK_EOF)
@@ -1625,6 +2112,8 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 				 errmsg("syntax error at or near \"*\""),
 				 mr_report_position(q->text, span.start, &q->origin)));
 
+	/* the statement's parameters first, so that no $k is taken for a slot */
+	mark_params(q, rt->val, cx.prefix, span.start);
 	expr = lower_node(&cx, rt->val);
 
 	for (i = 0; i < cx.nmarkers; i++)
@@ -1666,7 +2155,7 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 			classify_slot(q, slot, define_var, &lw->path_dependent, &lw->start_dependent);
 		i++;
 	}
-	qry = analyze_fragment_expr(&cx, expr, ptypes, lw->nslots);
+	qry = analyze_fragment_expr(&cx, expr, ptypes, lw->nslots, what);
 	if (qry->hasAggs)
 		ereport(ERROR,
 				(errcode(ERRCODE_GROUPING_ERROR),
@@ -1676,16 +2165,23 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 	e = (Node *) tle->expr;
 	if (OidIsValid(want_type) && exprType(e) != want_type)
 	{
-		Node	   *coerced = coerce_to_target_type(NULL, e, exprType(e), want_type, -1,
-													COERCION_ASSIGNMENT, COERCE_IMPLICIT_CAST, -1);
+		Node	   *coerced;
 
+		if (q->bs->replay)
+			bound_mismatch(what, psprintf("it is of type %s, not %s",
+										  format_type_be(exprType(e)), format_type_be(want_type)));
+		coerced = coerce_to_target_type(NULL, e, exprType(e), want_type, -1,
+										COERCION_ASSIGNMENT, COERCE_IMPLICIT_CAST, -1);
 		if (coerced == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("%s expression must be of type %s, not type %s", what,
 							format_type_be(want_type), format_type_be(exprType(e))),
 					 mr_report_position(q->text, span.start, &q->origin)));
+		/* the record holds the condition as the engine runs it */
 		e = coerced;
+		tle->expr = (Expr *) e;
+		qry->hasSubLinks = checkExprHasSubLink(e);
 	}
 	lw->type = exprType(e);
 	lw->typmod = exprTypmod(e);
@@ -1697,14 +2193,12 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 		lw->params->params[i].ptype = ptypes[i];
 		lw->params->params[i].pflags = PARAM_FLAG_CONST;
 	}
+	qry = fragment_for_use(q, qry, lw->nslots);
 	if (qry->hasSubLinks)
-	{
-		tle->expr = (Expr *) e;
 		lw->plan = pg_plan_query(qry, cx.frag, 0, NULL);
-	}
 	else
 	{
-		lw->expr = expression_planner((Expr *) e);
+		lw->expr = expression_planner(linitial_node(TargetEntry, qry->targetList)->expr);
 		lw->state = ExecInitExpr(lw->expr, NULL);
 	}
 	mr_errpos_pop(&errctx);
@@ -1820,6 +2314,7 @@ input_text(MrQuery *q)
 		mr_lexer_init(&lx, t, len, &err);
 		while (mr_lex_next(&lx, &tok) && tok.kind != MR_TOK_EOF)
 		{
+			CHECK_FOR_INTERRUPTS();
 			if (mr_tok_is(&lx, &tok, "("))
 				depth++;
 			else if (mr_tok_is(&lx, &tok, ")") && --depth == 0)
@@ -1833,7 +2328,30 @@ input_text(MrQuery *q)
 	return pnstrdup(t, len);
 }
 
-/* analyse "SELECT * FROM <input>" for the input's columns */
+/* is this Query a plain "SELECT <columns> FROM ..." the engine can order? */
+static const char *
+input_shape_problem(Query *qry)
+{
+	ListCell   *lc;
+
+	if (qry->commandType != CMD_SELECT || qry->utilityStmt != NULL)
+		return "it is not a SELECT";
+	if (qry->setOperations || qry->groupClause || qry->groupingSets ||
+		qry->havingQual || qry->windowClause || qry->distinctClause || qry->sortClause ||
+		qry->limitCount || qry->limitOffset || qry->rowMarks || qry->hasModifyingCTE ||
+		qry->hasForUpdate || qry->hasAggs || qry->hasWindowFuncs || qry->hasTargetSRFs)
+		return "it has clauses other than FROM and WHERE";
+	foreach(lc, qry->targetList)
+		if (((TargetEntry *) lfirst(lc))->resjunk)
+			return "it has hidden columns";
+	return NULL;
+}
+
+/*
+ * The input: "SELECT * FROM <input>" analysed (and recorded), or the replayed
+ * input query; its target list gives the input's columns, so that a replay
+ * keeps the names and types the text was written for (like a view's).
+ */
 static void
 resolve_input(MrQuery *q)
 {
@@ -1848,18 +2366,41 @@ resolve_input(MrQuery *q)
 	ListCell   *lc;
 	int			n = 0;
 	TupleDesc	desc;
+	const char *problem;
 
-	frag = psprintf("%s%s", prefix, input_text(q));
-	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, frag, plen,
-				   span.start, len);
-	raw = raw_parser(frag, RAW_PARSE_DEFAULT);
-	if (list_length(raw) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYNTAX_ERROR),
-				 errmsg("invalid input of MATCH_RECOGNIZE"),
-				 mr_report_position(q->text, span.start, &q->origin)));
-	qry = parse_analyze_fixedparams(linitial(raw), frag, NULL, 0, NULL);
-	mr_errpos_pop(&errctx);
+	if (q->bs->replay)
+	{
+		qry = take_analysis(q, "the input query");
+		problem = input_shape_problem(qry);
+		if (problem)
+			bound_mismatch("the input query", problem);
+		check_tree(q, qry, "the input query", NULL, 0);
+	}
+	else
+	{
+		frag = psprintf("%s%s", prefix, input_text(q));
+		mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, frag, plen,
+					   span.start, len);
+		raw = raw_parser(frag, RAW_PARSE_DEFAULT);
+		if (list_length(raw) != 1 || !IsA(linitial_node(RawStmt, raw)->stmt, SelectStmt))
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("invalid input of MATCH_RECOGNIZE"),
+					 mr_report_position(q->text, span.start, &q->origin)));
+		mark_params(q, linitial_node(RawStmt, raw)->stmt, plen, span.start);
+		qry = analyze_with_params(q, linitial(raw), frag, NULL, 0);
+		mr_errpos_pop(&errctx);
+		problem = input_shape_problem(qry);
+		if (problem)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("invalid input of MATCH_RECOGNIZE"),
+					 errdetail("The input %s.", problem),
+					 errhint("Write the input as a table or a parenthesized subquery."),
+					 mr_report_position(q->text, span.start, &q->origin)));
+		record_analysis(q, qry);
+	}
+	q->input_analysed = qry;
 
 	foreach(lc, qry->targetList)
 		if (!((TargetEntry *) lfirst(lc))->resjunk)
@@ -1954,35 +2495,6 @@ build_result(MrQuery *q)
 	q->noutcols = n;
 }
 
-static void
-build_input_sql(MrQuery *q)
-{
-	StringInfoData buf;
-	int			i;
-
-	initStringInfo(&buf);
-	appendStringInfoString(&buf, "SELECT * FROM ");
-	appendStringInfoString(&buf, input_text(q));
-	for (i = 0; i < q->npartition + q->norder; i++)
-	{
-		appendStringInfoString(&buf, i == 0 ? " ORDER BY " : ", ");
-		if (i < q->npartition)
-			appendStringInfo(&buf, "%d", q->partition_cols[i] + 1);
-		else
-		{
-			MrOrderItem *o = &q->clause->order[i - q->npartition];
-
-			appendStringInfo(&buf, "%d%s", q->order_cols[i - q->npartition] + 1,
-							 o->desc ? " DESC" : "");
-			if (o->nulls == MR_NULLS_FIRST)
-				appendStringInfoString(&buf, " NULLS FIRST");
-			else if (o->nulls == MR_NULLS_LAST)
-				appendStringInfoString(&buf, " NULLS LAST");
-		}
-	}
-	q->input_sql = buf.data;
-}
-
 /*
  * WITHIN <bound>: every row of a match must satisfy
  * "order key <= FIRST(order key) + (<bound>)" (inclusive span bound), which
@@ -2014,10 +2526,36 @@ bind_within(MrQuery *q)
 	q->within = lower_expression(q, c->within, true, -1, BOOLOID, "WITHIN", prefix, ")");
 }
 
+/* the statement parameters' values as constants, for fragment_for_use */
+static void
+params_to_consts(MrBindState *bs, const MrBindOptions *opts)
+{
+	int			i;
+
+	bs->paramconsts = palloc(sizeof(Const *) * Max(bs->nparams, 1));
+	for (i = 0; i < bs->nparams; i++)
+	{
+		Oid			type = bs->paramtypes[i];
+		bool		isnull = opts->paramnulls[i];
+		int16		typlen;
+		bool		byval;
+		Datum		v = (Datum) 0;
+
+		get_typlenbyval(type, &typlen, &byval);
+		if (!isnull)
+			v = typlen == -1 ? PointerGetDatum(PG_DETOAST_DATUM_COPY(opts->paramvalues[i]))
+				: datumCopy(opts->paramvalues[i], byval, typlen);
+		bs->paramconsts[i] = makeConst(type, -1, get_typcollation(type), typlen, v, isnull, byval);
+	}
+}
+
 MrQuery *
-mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
+mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
+			  const MrBindOptions *opts)
 {
 	MrQuery    *q = palloc0(sizeof(MrQuery));
+	MrBindState *bs = palloc0(sizeof(MrBindState));
+	MrBindState *outer_bs = cur_bs;
 	MrError		err;
 	MrClause   *c;
 	int			i;
@@ -2027,6 +2565,23 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
 	q->text = pnstrdup(text, len);
 	q->textlen = len;
 	q->origin = *origin;
+
+	q->bs = bs;
+	bs->nparams = opts->nparams;
+	bs->paramtypes = palloc(sizeof(Oid) * Max(opts->nparams, 1));
+	for (i = 0; i < opts->nparams; i++)
+		bs->paramtypes[i] = opts->paramtypes[i];
+	bs->deduce = opts->deduce_params;
+	bs->params_refused = opts->params_refused;
+	if (opts->paramvalues && !bs->deduce)
+		params_to_consts(bs, opts);
+	if (opts->replay != NIL)
+	{
+		bs->replay = true;
+		bs->rewritten = opts->replay_rewritten;
+		bs->analyses = opts->replay;
+		load_decisions(bs);
+	}
 
 	memset(&err, 0, sizeof(err));
 	c = mr_parse_clause(q->text, len, &err);
@@ -2045,6 +2600,13 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
 	for (i = 0; i < c->nvars; i++)
 		q->var_names[i] = pstrdup(c->vars[i].norm);
 
+	/*
+	 * Planning a subquery of an expression may bind another query (a
+	 * match_recognize() call inside it): the lowering's decisions go to the
+	 * bind under way, restored when it ends.  An error ends both.
+	 */
+	cur_bs = bs;
+
 	resolve_input(q);
 
 	q->npartition = c->npartition;
@@ -2060,9 +2622,11 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
 	for (i = 0; i < c->ndefines; i++)
 	{
 		MrDefine   *d = &c->defines[i];
-		MrLowered  *lw = lower_expression(q, d->expr, true, d->var, BOOLOID, "DEFINE",
-										  "SELECT ", "");
+		MrLowered  *lw;
 
+		cur_bs = bs;
+		lw = lower_expression(q, d->expr, true, d->var, BOOLOID, "DEFINE",
+							  "SELECT ", "");
 		q->defines[d->var] = lw;
 		if (lw->path_dependent)
 			path_dep = true;
@@ -2074,16 +2638,30 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
 	}
 	q->measures = palloc0(sizeof(MrLowered *) * Max(c->nmeasures, 1));
 	for (i = 0; i < c->nmeasures; i++)
+	{
+		cur_bs = bs;
 		q->measures[i] = lower_expression(q, c->measures[i].expr, false, -1,
 										  InvalidOid, "MEASURES", "SELECT ", "");
+	}
+	cur_bs = bs;
 	bind_within(q);
 	if (q->within)
 		start_dep = true;
+	cur_bs = outer_bs;
 
 	q->dedup = path_dep ? MR_DEDUP_NONE : (start_dep ? MR_DEDUP_STATE_START : MR_DEDUP_STATE);
 
+	if (bs->replay)
+	{
+		if (bs->next != bs->nanalyses)
+			bound_mismatch("the analyses", "there are more analyses than the text needs");
+		if (bs->next_decision != bs->ndecisions)
+			bound_mismatch("the aggregate decisions", "there are more decisions than the text needs");
+	}
+	else
+		bs->analyses = lappend(bs->analyses, decisions_query(bs->decisions));
+
 	build_result(q);
-	build_input_sql(q);
 	return q;
 }
 
@@ -2092,11 +2670,114 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin)
 MrQuery *
 mr_query_compile(const char *text, int len, const MrTextOrigin *origin)
 {
-	return mr_bind_query(text, len, origin);
+	MrBindOptions opts;
+
+	memset(&opts, 0, sizeof(opts));
+	return mr_bind_query(text, len, origin, &opts);
+}
+
+MrQuery *
+mr_query_bind(const char *text, int len, const MrTextOrigin *origin,
+			  const MrBindOptions *opts)
+{
+	return mr_bind_query(text, len, origin, opts);
+}
+
+List *
+mr_query_analyses(MrQuery *q)
+{
+	return q->bs->analyses;
+}
+
+int
+mr_query_params(MrQuery *q, const Oid **types)
+{
+	*types = q->bs->paramtypes;
+	return q->bs->nparams;
+}
+
+/*
+ * The input with "ORDER BY <partition keys>, <order keys>" built as the
+ * parser builds a sort clause (default btree operators of each column's
+ * type, in the column's collation), so it needs no name resolution.
+ */
+Query *
+mr_query_input(MrQuery *q, Node **params)
+{
+	Query	   *iq;
+	int			i;
+
+	if (params == NULL && q->bs->paramconsts)
+		params = (Node **) q->bs->paramconsts;
+	if (params && q->bs->nparams > 0)
+		iq = subst_params(q->input_analysed, 0, q->bs->nparams, params);
+	else
+		iq = copyObject(q->input_analysed);
+	iq->sortClause = NIL;
+	for (i = 0; i < q->npartition + q->norder; i++)
+	{
+		bool		part = i < q->npartition;
+		int			col = part ? q->partition_cols[i] : q->order_cols[i - q->npartition];
+		MrOrderItem *o = part ? NULL : &q->clause->order[i - q->npartition];
+		bool		desc = o && o->desc;
+		TargetEntry *tle = list_nth_node(TargetEntry, iq->targetList, col);
+		Oid			restype = exprType((Node *) tle->expr);
+		Oid			ltop,
+					eqop,
+					gtop;
+		bool		hashable;
+		SortGroupClause *sgc;
+
+		get_sort_group_operators(restype, !desc, true, desc, &ltop, &eqop, &gtop, &hashable);
+		if (targetIsInSortList(tle, desc ? gtop : ltop, iq->sortClause))
+			continue;
+		sgc = makeNode(SortGroupClause);
+		sgc->tleSortGroupRef = assignSortGroupRef(tle, iq->targetList);
+		sgc->eqop = eqop;
+		sgc->sortop = desc ? gtop : ltop;
+		sgc->nulls_first = o && o->nulls != MR_NULLS_DEFAULT ? o->nulls == MR_NULLS_FIRST : desc;
+		sgc->hashable = hashable;
+		iq->sortClause = lappend(iq->sortClause, sgc);
+	}
+	return iq;
 }
 
 TupleDesc
 mr_query_result_desc(MrQuery *q)
 {
 	return q->result_desc;
+}
+
+void
+mr_check_result_desc(TupleDesc declared, TupleDesc returned)
+{
+	int			i;
+
+	if (declared->natts != returned->natts)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("function return row and query-specified return row do not match"),
+				 errdetail_plural("The MATCH_RECOGNIZE query returns %d column, but the column definition list has %d.",
+								  "The MATCH_RECOGNIZE query returns %d columns, but the column definition list has %d.",
+								  returned->natts, returned->natts, declared->natts),
+				 errhint("match_recognize_sql() writes the right column definition list for a query.")));
+	for (i = 0; i < returned->natts; i++)
+	{
+		Form_pg_attribute d = TupleDescAttr(declared, i);
+		Form_pg_attribute r = TupleDescAttr(returned, i);
+		bool		repeated = false;
+
+		CHECK_FOR_INTERRUPTS();
+		for (int k = 0; k < i && !repeated; k++)
+			repeated = strcmp(NameStr(r->attname), NameStr(TupleDescAttr(returned, k)->attname)) == 0;
+		if (d->atttypid != r->atttypid ||
+			(!repeated && strcmp(NameStr(d->attname), NameStr(r->attname)) != 0))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("function return row and query-specified return row do not match"),
+					 errdetail("The MATCH_RECOGNIZE query returns column %d as \"%s\" of type %s, but the column definition list declares \"%s\" of type %s.",
+							   i + 1, NameStr(r->attname), format_type_be(r->atttypid),
+							   NameStr(d->attname), format_type_be(d->atttypid)),
+					 errhint("match_recognize_sql() writes the right column definition list for a query.")));
+	}
 }

@@ -15,6 +15,10 @@
  *
  * Row-expression parameters: $1..$natts are the input columns, then
  * $natts+1 is the row's CLASSIFIER (text) and $natts+2 MATCH_NUMBER (int8).
+ * A statement parameter $k of the clause is numbered after the engine's own
+ * (slot parameters, or row parameters) in each analysed fragment and is
+ * replaced by its value as a constant before the fragment is planned (see
+ * mr_api.h; MrBindState in mr_bind.c).
  *-------------------------------------------------------------------------
  */
 #ifndef MR_BIND_H
@@ -125,8 +129,11 @@ struct MrQuery
 	int			textlen;
 	MrTextOrigin origin;
 
+	/* binding: recorded or replayed analyses, statement parameters */
+	struct MrBindState *bs;
+
 	/* input */
-	char	   *input_sql;		/* SELECT * FROM <input> ORDER BY ... */
+	Query	   *input_analysed; /* SELECT * FROM <input> (no ORDER BY) */
 	TupleDesc	input_desc;
 	int			natts;
 	int		   *partition_cols; /* input column index of each PARTITION BY */
@@ -158,7 +165,8 @@ struct MrQuery
 	bool		define_has_next;
 };
 
-extern MrQuery *mr_bind_query(const char *text, int len, const MrTextOrigin *origin);
+extern MrQuery *mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
+							  const MrBindOptions *opts);
 
 /* error position helpers (mr_errpos.c) */
 typedef struct MrErrPosContext

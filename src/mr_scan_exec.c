@@ -9,6 +9,13 @@
  * retained-row window and the rows emitted for one input row, so LIMIT
  * stops reading input as soon as it has its rows.
  *
+ * Starting (mr_scan_begin) replays the analyses the planner bound the clause
+ * with (custom_private): the lowering runs again, but no name is resolved;
+ * the statement parameters' arguments (custom_exprs) are evaluated first and
+ * their values become constants of the expressions.  The replayed result
+ * row is checked against the scan tuple (and the input's row against the
+ * input plan's), so a plan that no longer fits is an error, never a crash.
+ *
  * Memory:
  *  - qcxt: the compiled clause (per execution: its expression states belong
  *    to this executor run);
@@ -24,6 +31,8 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/extensible.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
 
@@ -45,6 +54,9 @@ typedef struct MrScanState
 	char	   *text;
 	MrTextOrigin origin;
 	int			plan_id;
+	List	   *analyses;
+	bool		rewritten;
+	List	   *params;			/* the parameters' argument expressions */
 
 	PlanState  *input;			/* borrowed from es_subplanstates */
 
@@ -98,6 +110,9 @@ mr_scan_create_state(CustomScan *cscan)
 	st->text = strVal(list_nth(cscan->custom_private, MR_SCAN_PRIVATE_TEXT));
 	st->origin.base = intVal(list_nth(cscan->custom_private, MR_SCAN_PRIVATE_ORIGIN));
 	st->plan_id = intVal(list_nth(cscan->custom_private, MR_SCAN_PRIVATE_PLAN_ID));
+	st->analyses = (List *) list_nth(cscan->custom_private, MR_SCAN_PRIVATE_ANALYSES);
+	st->rewritten = intVal(list_nth(cscan->custom_private, MR_SCAN_PRIVATE_REWRITTEN)) != 0;
+	st->params = cscan->custom_exprs;
 	return (Node *) st;
 }
 
@@ -186,6 +201,62 @@ mr_scan_start_runtime(MrScanState *st)
 	st->out_used = false;
 }
 
+/*
+ * Bind the clause again by replaying the plan's analyses, with the values of
+ * the statement parameters (evaluated here: the planner only admits
+ * arguments that can be).
+ */
+static MrQuery *
+mr_scan_replay(MrScanState *st, EState *estate)
+{
+	int			n = list_length(st->params);
+	Oid		   *types = palloc(sizeof(Oid) * Max(n, 1));
+	Datum	   *values = palloc(sizeof(Datum) * Max(n, 1));
+	bool	   *nulls = palloc(sizeof(bool) * Max(n, 1));
+	ExprContext *econtext = st->css.ss.ps.ps_ExprContext;
+	MrBindOptions opts;
+	ListCell   *lc;
+	int			i = 0;
+
+	foreach(lc, st->params)
+	{
+		Expr	   *e = (Expr *) lfirst(lc);
+		ExprState  *es = ExecInitExpr(e, &st->css.ss.ps);
+
+		types[i] = exprType((Node *) e);
+		values[i] = ExecEvalExprSwitchContext(es, econtext, &nulls[i]);
+		i++;
+	}
+	memset(&opts, 0, sizeof(opts));
+	opts.nparams = n;
+	opts.paramtypes = types;
+	opts.paramvalues = values;
+	opts.paramnulls = nulls;
+	opts.replay = st->analyses;
+	opts.replay_rewritten = st->rewritten;
+	return mr_query_bind(st->text, strlen(st->text), &st->origin, &opts);
+}
+
+/* the input plan must produce the row the replayed clause reads */
+static void
+mr_check_input_desc(MrQuery *q, TupleDesc input)
+{
+	int			i;
+
+	if (input->natts != q->natts)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("the input plan of MATCH_RECOGNIZE returns %d columns, but the query reads %d",
+						input->natts, q->natts)));
+	for (i = 0; i < q->natts; i++)
+		if (TupleDescAttr(input, i)->atttypid != TupleDescAttr(q->input_desc, i)->atttypid)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("the input plan of MATCH_RECOGNIZE returns column %d as type %s, but the query reads type %s",
+							i + 1, format_type_be(TupleDescAttr(input, i)->atttypid),
+							format_type_be(TupleDescAttr(q->input_desc, i)->atttypid))));
+}
+
 static void
 mr_scan_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -204,7 +275,9 @@ mr_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	st->outcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize output",
 									   ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(st->qcxt);
-	st->q = mr_query_compile(st->text, strlen(st->text), &st->origin);
+	st->q = mr_scan_replay(st, estate);
+	mr_check_result_desc(desc, mr_query_result_desc(st->q));
+	mr_check_input_desc(st->q, ExecGetResultType(st->input));
 	st->natts = desc->natts;
 	st->typlen = palloc(sizeof(int16) * Max(st->natts, 1));
 	st->typbyval = palloc(sizeof(bool) * Max(st->natts, 1));

@@ -1,39 +1,62 @@
 /*-------------------------------------------------------------------------
  * mr_scan_path.c
- *	  Recognise match_recognize('<constant text>') in FROM and offer the
- *	  MatchRecognize custom path for it.
+ *	  Recognise our calls in FROM and offer the MatchRecognize custom path.
  *
- * The set_rel_pathlist hook looks at function base relations whose only
- * function is our match_recognize(text) with a constant, non-null argument
- * and no WITH ORDINALITY.  It compiles the clause (raising the same errors
- * the function would), checks the column definition list against the
- * result type (a mismatch leaves the function scan, which reports it),
- * parses, analyses and rewrites the ordered input query and plans it with
- * subquery_planner in the same PlannerGlobal.  One custom path is offered
- * per distinct ordered input path worth keeping (cheapest total, and
- * cheapest startup, which LIMIT favours), and the function scan paths are
- * removed: the node produces the same rows, streaming.
+ * Text calls.  The set_rel_pathlist hook looks at function relations whose
+ * only function is match_recognize(text [, params]) with a constant,
+ * non-null text and no WITH ORDINALITY, whose parameter arguments can be
+ * evaluated when the node starts (no column, subquery or executor
+ * parameter, nothing volatile).  It binds the clause (raising the same
+ * errors the function would, and recording the analyses), checks the column
+ * definition list against the result row (the shared check), rewrites the
+ * bound, ordered input query and plans it with subquery_planner in the same
+ * PlannerGlobal; the statement parameters in the input become the call's
+ * argument expressions.  Anything else leaves the function scan.
  *
- * The OID of match_recognize(text) is looked up in the extension's schema
- * once per backend and forgotten on any pg_proc invalidation (the extension
- * may be dropped, recreated or not exist at all).
+ * Bound calls (views).  match_recognize_bound(text, VARIADIC parts
+ * boolean[]) has its parts as EXISTS sublinks: the analysed input query and
+ * fragments, engine parameters written as match_recognize_slot(k, NULL::t).
+ * Its support function answers SupportRequestSimplify, which
+ * preprocess_function_rtes sends before the planner turns sublinks into
+ * subplans: it validates the parts (hand-written SQL can reach it),
+ * decodes the slot markers back into parameters, keeps them in a
+ * MrBoundCall registered for this planner run, and replaces the call by
+ * match_recognize_bound_scan(<internal pointer to it>), which SQL cannot
+ * write (a value of type internal) and which fails if ever executed.  The
+ * hook accepts such a pointer only if it is registered for this
+ * PlannerGlobal, replays the parts (no name is resolved), and must make the
+ * node: anything that prevents it is an error.
+ *
+ * Both: one custom path is offered per distinct ordered input path worth
+ * keeping (cheapest total, and cheapest startup, which LIMIT favours), and
+ * the function scan paths are removed.  Every relation, function, operator
+ * and type the analyses use becomes a plan dependency.
+ *
+ * The OIDs of our functions are looked up in the extension's schema once
+ * per backend and forgotten on any pg_proc invalidation (the extension may
+ * be dropped, recreated or not exist at all).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/planmain.h"
 #include "optimizer/planner.h"
 #include "optimizer/prep.h"
 #include "parser/parsetree.h"
+#include "rewrite/rewriteHandler.h"
 #include "tcop/tcopprot.h"
 #include "access/genam.h"
 #include "access/table.h"
@@ -58,68 +81,378 @@ bool		mr_enable_dfa = true;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
-/* cached OID of match_recognize(text); valid only when mr_fn_oid_known */
-static Oid	mr_fn_oid = InvalidOid;
-static bool mr_fn_oid_known = false;
+/* ---------- our functions ---------- */
+
+typedef struct MrFunctionOids
+{
+	bool		known;
+	Oid			text;			/* match_recognize(text) */
+	Oid			text_params;	/* match_recognize(text, VARIADIC "any") */
+	Oid			bound;			/* match_recognize_bound(text, VARIADIC boolean[]) */
+	Oid			bound_scan;		/* match_recognize_bound_scan(internal) */
+	Oid			slot;			/* match_recognize_slot(integer, anyelement) */
+} MrFunctionOids;
+
+static MrFunctionOids mr_fns;
 
 static void
 mr_fn_oid_invalidate(Datum arg, int cacheid, uint32 hashvalue)
 {
-	mr_fn_oid_known = false;
+	mr_fns.known = false;
 }
 
-/* OID of our match_recognize(text), or InvalidOid without the extension */
 static Oid
-mr_function_oid(void)
+mr_lookup_fn(Oid nsp, const char *name, Oid t1, Oid t2, int nargs)
 {
-	if (!mr_fn_oid_known)
+	Oid			argtypes[2] = {t1, t2};
+
+	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
+						   CStringGetDatum(name),
+						   PointerGetDatum(buildoidvector(argtypes, nargs)),
+						   ObjectIdGetDatum(nsp));
+}
+
+/* our functions' OIDs (all InvalidOid without the extension) */
+static const MrFunctionOids *
+mr_functions(void)
+{
+	if (!mr_fns.known)
 	{
 		Oid			ext = get_extension_oid("match_recognize", true);
 
-		mr_fn_oid = InvalidOid;
+		memset(&mr_fns, 0, sizeof(mr_fns));
 		if (OidIsValid(ext))
 		{
 			Oid			nsp = mr_extension_schema(ext);
-			Oid			argtypes[1] = {TEXTOID};
 
-			mr_fn_oid = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
-										CStringGetDatum("match_recognize"),
-										PointerGetDatum(buildoidvector(argtypes, 1)),
-										ObjectIdGetDatum(nsp));
+			mr_fns.text = mr_lookup_fn(nsp, "match_recognize", TEXTOID, InvalidOid, 1);
+			mr_fns.text_params = mr_lookup_fn(nsp, "match_recognize", TEXTOID, ANYOID, 2);
+			mr_fns.bound = mr_lookup_fn(nsp, "match_recognize_bound", TEXTOID, BOOLARRAYOID, 2);
+			mr_fns.bound_scan = mr_lookup_fn(nsp, "match_recognize_bound_scan", INTERNALOID, InvalidOid, 1);
+			mr_fns.slot = mr_lookup_fn(nsp, "match_recognize_slot", INT4OID, ANYELEMENTOID, 2);
 		}
-		mr_fn_oid_known = true;
+		mr_fns.known = true;
 	}
-	return mr_fn_oid;
+	return &mr_fns;
 }
 
-/* the constant text argument when rte is a plain call of ours, else NULL */
-static Const *
-mr_call_argument(RangeTblEntry *rte, RangeTblFunction **rtfunc_out)
+Oid
+mr_bound_function_oid(void)
 {
+	return mr_functions()->bound;
+}
+
+Oid
+mr_slot_function_oid(void)
+{
+	return mr_functions()->slot;
+}
+
+/* ---------- bound calls: from the support function to the hook ---------- */
+
+#define MR_BOUND_CALL_MAGIC 0x4d52424eU	/* "MRBN" */
+
+typedef struct MrBoundCall
+{
+	uint32		magic;
+	PlannerGlobal *glob;		/* the planner run it belongs to */
+	char	   *text;
+	List	   *parts;			/* Query nodes, slot markers decoded */
+	MemoryContextCallback cb;
+} MrBoundCall;
+
+/* bound calls of the planner runs under way (cells in TopMemoryContext) */
+static List *mr_bound_calls = NIL;
+
+static void
+mr_bound_call_forget(void *arg)
+{
+	mr_bound_calls = list_delete_ptr(mr_bound_calls, arg);
+}
+
+static void
+mr_bound_bad_parts(const char *detail)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid parts of match_recognize_bound()"),
+			 errdetail("%s", detail),
+			 errhint("Create views with match_recognize_create_view(); do not write the parts of match_recognize_bound() by hand.")));
+}
+
+/* reject parameters and references to queries outside a part */
+typedef struct PartCheckCtx
+{
+	int			depth;
+} PartCheckCtx;
+
+static bool
+mr_part_check_walker(Node *node, PartCheckCtx *cx)
+{
+	if (node == NULL)
+		return false;
+	check_stack_depth();
+	if (IsA(node, Query))
+	{
+		bool		r;
+
+		cx->depth++;
+		r = query_tree_walker((Query *) node, mr_part_check_walker, (void *) cx,
+							  QTW_EXAMINE_RTES_BEFORE);
+		cx->depth--;
+		return r;
+	}
+	if (IsA(node, RangeTblEntry))
+	{
+		if (((RangeTblEntry *) node)->rtekind == RTE_CTE &&
+			(int) ((RangeTblEntry *) node)->ctelevelsup > cx->depth)
+			mr_bound_bad_parts("A part refers to a WITH query of the statement.");
+		return false;
+	}
+	if (IsA(node, Param) && ((Param *) node)->paramkind != PARAM_SUBLINK)
+		mr_bound_bad_parts("A part has a parameter: a view cannot have parameters.");
+	if ((IsA(node, Var) && (int) ((Var *) node)->varlevelsup > cx->depth) ||
+		(IsA(node, Aggref) && (int) ((Aggref *) node)->agglevelsup > cx->depth) ||
+		(IsA(node, GroupingFunc) && (int) ((GroupingFunc *) node)->agglevelsup > cx->depth))
+		mr_bound_bad_parts("A part refers to a column outside it.");
+	return expression_tree_walker(node, mr_part_check_walker, (void *) cx);
+}
+
+/* match_recognize_slot(k, NULL::type) -> the engine parameter $k of that type */
+static Node *
+mr_decode_slots_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	check_stack_depth();
+	/* a bound call nested in a part decodes its own parts when planned */
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == mr_functions()->bound)
+		return copyObject(node);
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == mr_functions()->slot)
+	{
+		FuncExpr   *f = (FuncExpr *) node;
+		Node	   *k = list_length(f->args) == 2 ? linitial(f->args) : NULL;
+		Param	   *p;
+
+		if (k == NULL || !IsA(k, Const) || ((Const *) k)->consttype != INT4OID ||
+			((Const *) k)->constisnull || DatumGetInt32(((Const *) k)->constvalue) < 1)
+			mr_bound_bad_parts("The first argument of match_recognize_slot() must be a positive integer constant.");
+		p = makeNode(Param);
+		p->paramkind = PARAM_EXTERN;
+		p->paramid = DatumGetInt32(((Const *) k)->constvalue);
+		p->paramtype = exprType(lsecond(f->args));
+		p->paramtypmod = exprTypmod(lsecond(f->args));
+		p->paramcollid = get_typcollation(p->paramtype);
+		p->location = -1;
+		return (Node *) p;
+	}
+	if (IsA(node, Query))
+		return (Node *) query_tree_mutator((Query *) node, mr_decode_slots_mutator, context, 0);
+	return expression_tree_mutator(node, mr_decode_slots_mutator, context);
+}
+
+/*
+ * SupportRequestSimplify for match_recognize_bound(): take the parts out of
+ * the call (see the file comment).
+ */
+static Node *
+mr_bound_simplify(SupportRequestSimplify *req)
+{
+	FuncExpr   *f = req->fcall;
+	Node	   *textarg;
+	Node	   *parts;
+	MrBoundCall *call;
+	ListCell   *lc;
+	FuncExpr   *scan;
+	MemoryContext old;
+
+	if (req->root == NULL)
+		return NULL;			/* not planning: fails if it runs */
+	if (list_length(f->args) != 2)
+		mr_bound_bad_parts("match_recognize_bound() takes the query text and its parts.");
+	textarg = linitial(f->args);
+	parts = lsecond(f->args);
+	if (!IsA(textarg, Const) || ((Const *) textarg)->consttype != TEXTOID ||
+		((Const *) textarg)->constisnull)
+		mr_bound_bad_parts("The query text must be a constant.");
+	if (!IsA(parts, ArrayExpr) || ((ArrayExpr *) parts)->multidims)
+		mr_bound_bad_parts("The parts must be written as EXISTS subqueries.");
+
+	call = palloc0(sizeof(MrBoundCall));
+	call->magic = MR_BOUND_CALL_MAGIC;
+	call->glob = req->root->glob;
+	call->text = TextDatumGetCString(((Const *) textarg)->constvalue);
+	foreach(lc, ((ArrayExpr *) parts)->elements)
+	{
+		SubLink    *sl = (SubLink *) lfirst(lc);
+		PartCheckCtx cx;
+
+		if (!IsA(sl, SubLink) || sl->subLinkType != EXISTS_SUBLINK ||
+			sl->testexpr != NULL || !IsA(sl->subselect, Query))
+			mr_bound_bad_parts("The parts must be written as EXISTS subqueries.");
+		cx.depth = -1;
+		(void) mr_part_check_walker(sl->subselect, &cx);
+		call->parts = lappend(call->parts,
+							  mr_decode_slots_mutator(copyObject(sl->subselect), NULL));
+	}
+	if (call->parts == NIL)
+		mr_bound_bad_parts("The parts must be written as EXISTS subqueries.");
+
+	call->cb.func = mr_bound_call_forget;
+	call->cb.arg = call;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &call->cb);
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	mr_bound_calls = lappend(mr_bound_calls, call);
+	MemoryContextSwitchTo(old);
+
+	scan = makeFuncExpr(mr_functions()->bound_scan, RECORDOID,
+						list_make1(makeConst(INTERNALOID, -1, InvalidOid, SIZEOF_DATUM,
+											 PointerGetDatum(call), false, true)),
+						InvalidOid, InvalidOid, COERCE_EXPLICIT_CALL);
+	scan->funcretset = true;
+	scan->location = f->location;
+	return (Node *) scan;
+}
+
+/* the registered bound call an internal argument points to, or NULL */
+static MrBoundCall *
+mr_bound_call_of(PlannerInfo *root, Node *arg)
+{
+	ListCell   *lc;
+	void	   *p;
+
+	if (arg == NULL || !IsA(arg, Const) || ((Const *) arg)->consttype != INTERNALOID ||
+		((Const *) arg)->constisnull)
+		return NULL;
+	p = DatumGetPointer(((Const *) arg)->constvalue);
+	foreach(lc, mr_bound_calls)
+		if (lfirst(lc) == p)
+		{
+			MrBoundCall *call = (MrBoundCall *) p;
+
+			if (call->magic == MR_BOUND_CALL_MAGIC && call->glob == root->glob)
+				return call;
+		}
+	return NULL;
+}
+
+/* ---------- recognising a call ---------- */
+
+typedef struct MrCall
+{
+	RangeTblFunction *rtfunc;
+	char	   *text;
+	MrTextOrigin origin;
+	List	   *params;			/* text call: the parameters' expressions */
+	MrBoundCall *bound;			/* bound call */
+} MrCall;
+
+/*
+ * Can a parameter argument be evaluated when the node starts, for every
+ * execution, with the value the function would see?  Constants, statement
+ * parameters and immutable or stable expressions of them.
+ */
+static bool
+mr_param_arg_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	check_stack_depth();
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, SubPlan) ||
+		IsA(node, AlternativeSubPlan) || IsA(node, SubLink) || IsA(node, Aggref) ||
+		IsA(node, WindowFunc) || IsA(node, GroupingFunc) ||
+		(IsA(node, Param) && ((Param *) node)->paramkind != PARAM_EXTERN))
+		return true;
+	return expression_tree_walker(node, mr_param_arg_walker, context);
+}
+
+/*
+ * Is this RTE one of our calls?  A text call the node cannot take is left to
+ * the function (false); a bound call is always ours (errors otherwise).
+ */
+static bool
+mr_recognize_call(PlannerInfo *root, RangeTblEntry *rte, MrCall *call)
+{
+	const MrFunctionOids *fns;
 	RangeTblFunction *rtfunc;
 	FuncExpr   *fexpr;
 	Node	   *arg;
-	Oid			fn;
+	ListCell   *lc;
 
-	if (rte->rtekind != RTE_FUNCTION || rte->funcordinality ||
-		list_length(rte->functions) != 1)
-		return NULL;
+	memset(call, 0, sizeof(*call));
+	call->origin.base = -1;
+	if (rte->rtekind != RTE_FUNCTION || rte->functions == NIL)
+		return false;
+	fns = mr_functions();
+	if (!OidIsValid(fns->text))
+		return false;
+	foreach(lc, rte->functions)
+	{
+		rtfunc = lfirst_node(RangeTblFunction, lc);
+		if (IsA(rtfunc->funcexpr, FuncExpr) &&
+			((FuncExpr *) rtfunc->funcexpr)->funcid == fns->bound_scan)
+		{
+			if (rte->funcordinality || list_length(rte->functions) != 1)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("match_recognize_bound() cannot be used in ROWS FROM or WITH ORDINALITY")));
+			call->bound = mr_bound_call_of(root, linitial(((FuncExpr *) rtfunc->funcexpr)->args));
+			if (call->bound == NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("invalid call of match_recognize_bound_scan()"),
+						 errdetail("Only the planner calls it, with what match_recognize_bound() gave it.")));
+			call->rtfunc = rtfunc;
+			call->text = call->bound->text;
+			return true;
+		}
+	}
+	if (rte->funcordinality || list_length(rte->functions) != 1)
+		return false;
 	rtfunc = linitial_node(RangeTblFunction, rte->functions);
 	if (!IsA(rtfunc->funcexpr, FuncExpr))
-		return NULL;
+		return false;
 	fexpr = (FuncExpr *) rtfunc->funcexpr;
-	if (list_length(fexpr->args) != 1)
-		return NULL;
-	fn = mr_function_oid();
-	if (!OidIsValid(fn) || fexpr->funcid != fn)
-		return NULL;
+	if (fexpr->funcid != fns->text && (fexpr->funcid != fns->text_params || fexpr->funcvariadic))
+		return false;
 	arg = linitial(fexpr->args);
 	while (IsA(arg, RelabelType))
 		arg = (Node *) ((RelabelType *) arg)->arg;
 	if (!IsA(arg, Const) || ((Const *) arg)->constisnull)
-		return NULL;
-	*rtfunc_out = rtfunc;
-	return (Const *) arg;
+		return false;
+	for_each_from(lc, fexpr->args, 1)
+	{
+		Node	   *p = (Node *) lfirst(lc);
+
+		if (mr_param_arg_walker(p, NULL) || contain_volatile_functions(p) ||
+			expression_returns_set(p))
+			return false;
+		if (exprType(p) == UNKNOWNOID)
+		{
+			/* an unknown literal is text, as the function takes it */
+			if (!IsA(p, Const))
+				return false;
+			p = (Node *) makeConst(TEXTOID, -1, DEFAULT_COLLATION_OID, -1,
+								   ((Const *) p)->constisnull ? (Datum) 0 :
+								   CStringGetTextDatum(DatumGetCString(((Const *) p)->constvalue)),
+								   ((Const *) p)->constisnull, false);
+		}
+		call->params = lappend(call->params, p);
+	}
+	call->rtfunc = rtfunc;
+	call->text = TextDatumGetCString(((Const *) arg)->constvalue);
+
+	/* error positions: as the function would report them */
+	{
+		LOCAL_FCINFO(fcinfo, 1);
+		FmgrInfo	flinfo;
+
+		MemSet(&flinfo, 0, sizeof(flinfo));
+		flinfo.fn_expr = rtfunc->funcexpr;
+		InitFunctionCallInfoData(*fcinfo, &flinfo, 1, InvalidOid, NULL, NULL);
+		mr_text_origin_for_arg(fcinfo, 0, &call->origin);
+	}
+	return true;
 }
 
 /* does the query need a whole-row or system column of this rel? */
@@ -139,16 +472,16 @@ mr_needs_whole_row(RelOptInfo *rel)
 	return false;
 }
 
-/* what the cost model and filter pushdown need from the compiled clause */
+/* what the cost model and filter pushdown need from the bound clause */
 typedef struct MrScanShape
 {
-	char	   *input_sql;
+	Query	   *input;			/* ordered input query, to plan */
+	List	   *analyses;		/* for the plan */
 	bool		one_row;
 	int			min_rows;
 	int			nstates;		/* program instructions */
 	int			ndefines;
 	int			nmeasures;
-	bool		types_ok;
 	int			noutcols;
 	int		   *part_input_col; /* per output column: its input column when it
 								 * is a PARTITION BY column, else -1 */
@@ -186,29 +519,56 @@ equality_is_identity(Form_pg_attribute a)
 	}
 }
 
+/*
+ * Bind the call's clause (text: record; bound: replay its parts), check the
+ * column definition list, and keep what planning needs, in the current
+ * context; the rest of the bind is thrown away (the node binds again, by
+ * replay, when it starts).
+ */
 static void
-mr_compile_shape(const char *text, int len, const MrTextOrigin *origin,
-				 RangeTblFunction *rtfunc, MrScanShape *shape)
+mr_compile_shape(const MrCall *call, MrScanShape *shape)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext,
 											  "match_recognize planning",
 											  ALLOCSET_DEFAULT_SIZES);
 	MemoryContext old = MemoryContextSwitchTo(cxt);
-	MrQuery    *q = mr_query_compile(text, len, origin);
-	TupleDesc	desc = mr_query_result_desc(q);
+	RangeTblFunction *rtfunc = call->rtfunc;
+	MrBindOptions opts;
+	Oid		   *types;
+	MrQuery    *q;
 	ListCell   *lc;
 	int			i = 0;
 
+	memset(&opts, 0, sizeof(opts));
+	types = palloc(sizeof(Oid) * Max(list_length(call->params), 1));
+	foreach(lc, call->params)
+		types[i++] = exprType((Node *) lfirst(lc));
+	opts.nparams = list_length(call->params);
+	opts.paramtypes = types;
+	if (call->bound)
+	{
+		opts.replay = call->bound->parts;
+		opts.replay_rewritten = true;
+	}
+	q = mr_query_bind(call->text, strlen(call->text), &call->origin, &opts);
+	mr_check_result_desc(BuildDescFromLists(rtfunc->funccolnames, rtfunc->funccoltypes,
+											rtfunc->funccoltypmods,
+											rtfunc->funccolcollations),
+						 mr_query_result_desc(q));
+
 	MemoryContextSwitchTo(old);
-	shape->types_ok = list_length(rtfunc->funccoltypes) == desc->natts;
-	if (shape->types_ok)
-		foreach(lc, rtfunc->funccoltypes)
-		{
-			if (lfirst_oid(lc) != TupleDescAttr(desc, i)->atttypid)
-				shape->types_ok = false;
-			i++;
-		}
-	shape->input_sql = pstrdup(q->input_sql);
+	if (call->params != NIL)
+	{
+		Node	  **repl = palloc(sizeof(Node *) * list_length(call->params));
+
+		i = 0;
+		foreach(lc, call->params)
+			repl[i++] = (Node *) lfirst(lc);
+		shape->input = mr_query_input(q, repl);
+	}
+	else
+		shape->input = mr_query_input(q, NULL);
+	shape->analyses = copyObject(mr_query_analyses(q));
 	shape->one_row = q->clause->rows_per_match == MR_ONE_ROW;
 	shape->min_rows = q->program->min_rows;
 	shape->nstates = q->program->ninsts;
@@ -242,24 +602,65 @@ mr_compile_shape(const char *text, int len, const MrTextOrigin *origin,
 	MemoryContextDelete(cxt);
 }
 
-/* the input query, parsed, analysed, rewritten; NULL when not one SELECT */
-static Query *
-mr_input_query(const char *sql)
+/* types used anywhere in the analyses: ALTER TYPE replans */
+static bool
+mr_type_deps_walker(Node *node, PlannerInfo *root)
 {
-	List	   *raw = pg_parse_query(sql);
-	List	   *queries;
-	Query	   *q;
+	if (node == NULL)
+		return false;
+	check_stack_depth();
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, mr_type_deps_walker, (void *) root, 0);
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Param:
+		case T_Aggref:
+		case T_FuncExpr:
+		case T_OpExpr:
+		case T_RelabelType:
+		case T_CoerceViaIO:
+		case T_ArrayCoerceExpr:
+		case T_ConvertRowtypeExpr:
+		case T_CoerceToDomain:
+		case T_RowExpr:
+		case T_ArrayExpr:
+		case T_FieldSelect:
+		case T_CaseExpr:
+		case T_CoalesceExpr:
+		case T_MinMaxExpr:
+			record_plan_type_dependency(root, exprType(node));
+			break;
+		default:
+			break;
+	}
+	return expression_tree_walker(node, mr_type_deps_walker, (void *) root);
+}
 
-	if (list_length(raw) != 1)
-		return NULL;
-	queries = pg_analyze_and_rewrite_fixedparams(linitial_node(RawStmt, raw), sql,
-												 NULL, 0, NULL);
-	if (list_length(queries) != 1)
-		return NULL;
-	q = linitial_node(Query, queries);
-	if (q->commandType != CMD_SELECT || q->utilityStmt != NULL)
-		return NULL;
-	return q;
+/*
+ * Make everything the analyses use a dependency of the plan, as the planner
+ * does for the statement's own expressions (extract_query_dependencies:
+ * relations, functions, operators' functions, row security), plus types.
+ */
+static void
+mr_record_dependencies(PlannerInfo *root, List *analyses)
+{
+	ListCell   *lc;
+
+	foreach(lc, analyses)
+	{
+		List	   *rels = NIL;
+		List	   *items = NIL;
+		bool		rls = false;
+
+		extract_query_dependencies((Node *) lfirst(lc), &rels, &items, &rls);
+		root->glob->relationOids = list_concat(root->glob->relationOids, rels);
+		root->glob->invalItems = list_concat(root->glob->invalItems, items);
+		if (rls)
+			root->glob->dependsOnRole = true;
+		(void) mr_type_deps_walker((Node *) lfirst(lc), root);
+	}
 }
 
 /* ---------- pushing filters on PARTITION BY columns into the input ---------- */
@@ -406,7 +807,7 @@ mr_output_pathkeys(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 
 static MrScanPath *
 mr_make_path(PlannerInfo *root, RelOptInfo *rel, const MrScanShape *shape,
-			 const char *text, int origin_base, PlannerInfo *subroot,
+			 const MrCall *call, PlannerInfo *subroot,
 			 Path *subpath, double out_tuples, List *pathkeys)
 {
 	MrScanPath *p = (MrScanPath *) newNode(sizeof(MrScanPath), T_CustomPath);
@@ -441,64 +842,87 @@ mr_make_path(PlannerInfo *root, RelOptInfo *rel, const MrScanShape *shape,
 	p->cpath.custom_paths = NIL;
 	p->cpath.custom_private = NIL;
 	p->cpath.methods = &mr_scan_path_methods;
-	p->text = pstrdup(text);
-	p->origin_base = origin_base;
+	p->text = pstrdup(call->text);
+	p->origin_base = call->origin.base;
 	p->subroot = subroot;
 	p->subpath = subpath;
+	p->analyses = shape->analyses;
+	p->rewritten = call->bound != NULL;
+	p->params = call->params;
 	return p;
+}
+
+/* a bound call that cannot run as the node: it cannot run at all */
+static void
+mr_bound_cannot(const char *detail, const char *hint)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("match_recognize_bound() can only run as a MatchRecognize plan node"),
+			 errdetail("%s", detail),
+			 hint ? errhint("%s", hint) : 0));
 }
 
 static void
 mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 					RangeTblEntry *rte)
 {
-	RangeTblFunction *rtfunc = NULL;
-	Const	   *arg;
-	text	   *t;
-	MrTextOrigin origin;
+	MrCall		call;
 	MrScanShape shape;
 	Query	   *inq;
+	List	   *rewritten;
 	PlannerInfo *subroot;
 	RelOptInfo *final_rel;
 	Path	   *total;
 	Path	   *startup;
 	double		in_rows;
 	double		out_tuples;
-	char	   *fromtext;
 	List	   *own_quals;
 	List	   *pathkeys;
+	bool		bound;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 
-	if (!mr_enable_custom_scan || rel->reloptkind != RELOPT_BASEREL ||
-		!bms_is_empty(rel->lateral_relids))
+	if (!mr_recognize_call(root, rte, &call))
 		return;
-	arg = mr_call_argument(rte, &rtfunc);
-	if (arg == NULL || mr_needs_whole_row(rel))
-		return;
-
-	t = DatumGetTextPP(arg->constvalue);
-	fromtext = text_to_cstring(t);
-
-	/* error positions: as the function would report them */
+	bound = call.bound != NULL;
+	if (!mr_enable_custom_scan)
 	{
-		LOCAL_FCINFO(fcinfo, 1);
-		FmgrInfo	flinfo;
-
-		MemSet(&flinfo, 0, sizeof(flinfo));
-		flinfo.fn_expr = rtfunc->funcexpr;
-		InitFunctionCallInfoData(*fcinfo, &flinfo, 1, InvalidOid, NULL, NULL);
-		mr_text_origin_for_arg(fcinfo, 0, &origin);
+		if (bound)
+			mr_bound_cannot("match_recognize.enable_custom_scan is off.",
+							"Set match_recognize.enable_custom_scan to on to read views made by match_recognize_create_view().");
+		return;
+	}
+	if ((rel->reloptkind != RELOPT_BASEREL && rel->reloptkind != RELOPT_OTHER_MEMBER_REL) ||
+		!bms_is_empty(rel->lateral_relids))
+	{
+		if (bound)
+			mr_bound_cannot("The call is not a plain FROM item here.", NULL);
+		return;
+	}
+	if (mr_needs_whole_row(rel))
+	{
+		if (bound)
+			mr_bound_cannot("The statement uses the result row as a whole (or a system column).",
+							"Refer to the result's columns instead.");
+		return;
 	}
 
-	mr_compile_shape(fromtext, strlen(fromtext), &origin, rtfunc, &shape);
-	if (!shape.types_ok)
-		return;					/* the function scan reports the mismatch */
+	mr_compile_shape(&call, &shape);
 
-	inq = mr_input_query(shape.input_sql);
-	if (inq == NULL)
-		return;
+	/* the input: rewritten now, unless the rewriter already did (views) */
+	inq = shape.input;
+	if (!bound)
+	{
+		rewritten = QueryRewrite(inq);
+		if (list_length(rewritten) != 1 ||
+			linitial_node(Query, rewritten)->commandType != CMD_SELECT ||
+			linitial_node(Query, rewritten)->utilityStmt != NULL)
+			return;
+		inq = linitial_node(Query, rewritten);
+	}
+	mr_record_dependencies(root, shape.analyses);
 
 	/*
 	 * The statement's own query does not show the input's row security
@@ -512,7 +936,11 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	total = final_rel->cheapest_total_path;
 	startup = final_rel->cheapest_startup_path;
 	if (total == NULL)
+	{
+		if (bound)
+			mr_bound_cannot("The input query has no plan.", NULL);
 		return;
+	}
 
 	/* row estimate: one row per match needs at least min_rows input rows */
 	in_rows = total->rows;
@@ -528,11 +956,12 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	/* the node replaces the function scan */
 	rel->pathlist = NIL;
 	rel->partial_pathlist = NIL;
-	pathkeys = mr_output_pathkeys(root, rel, rtfunc, &shape);
-	add_path(rel, (Path *) mr_make_path(root, rel, &shape, fromtext, origin.base,
+	pathkeys = rel->reloptkind == RELOPT_BASEREL ?
+		mr_output_pathkeys(root, rel, call.rtfunc, &shape) : NIL;
+	add_path(rel, (Path *) mr_make_path(root, rel, &shape, &call,
 										subroot, total, out_tuples, pathkeys));
 	if (startup != NULL && startup != total)
-		add_path(rel, (Path *) mr_make_path(root, rel, &shape, fromtext, origin.base,
+		add_path(rel, (Path *) mr_make_path(root, rel, &shape, &call,
 											subroot, startup, out_tuples, pathkeys));
 }
 
@@ -561,15 +990,26 @@ mr_scan_init(void)
 
 /*
  * match_recognize_support(internal): the planner support function of
- * match_recognize(text).  It answers no request; being called while the
- * planner estimates the function's rows loads this library, so the
+ * match_recognize() and match_recognize_bound().  Being called while the
+ * planner simplifies or estimates the call loads this library, so the
  * set_rel_pathlist hook is in place before paths are chosen even on a
- * session's first query.
+ * session's first query.  For match_recognize_bound() it answers
+ * SupportRequestSimplify (mr_bound_simplify).
  */
 PG_FUNCTION_INFO_V1(match_recognize_support);
 
 Datum
 match_recognize_support(PG_FUNCTION_ARGS)
 {
+	Node	   *rawreq = (Node *) PG_GETARG_POINTER(0);
+
+	if (IsA(rawreq, SupportRequestSimplify))
+	{
+		SupportRequestSimplify *req = (SupportRequestSimplify *) rawreq;
+		const MrFunctionOids *fns = mr_functions();
+
+		if (OidIsValid(fns->bound) && req->fcall->funcid == fns->bound)
+			PG_RETURN_POINTER(mr_bound_simplify(req));
+	}
 	PG_RETURN_POINTER(NULL);
 }

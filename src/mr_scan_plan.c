@@ -10,7 +10,9 @@
  * cache invalidation and its permissions for the executor) and
  * SS_finalize_plan on it like on any subplan.  The CustomScan itself reads
  * no relation (scanrelid = 0); custom_scan_tlist describes its scan tuple,
- * which is the function's result row.
+ * which is the function's result row.  custom_private carries the analyses
+ * the clause was bound with (mr_scan.h); custom_exprs the statement
+ * parameters' argument expressions, which setrefs fixes like any other.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -70,10 +72,12 @@ mr_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->scan.scanrelid = 0;
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
-	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_make3(makeString(p->text),
+	cscan->custom_exprs = copyObject(p->params);
+	cscan->custom_private = list_make5(makeString(p->text),
 									   makeInteger(p->origin_base),
-									   makeInteger(plan_id));
+									   makeInteger(plan_id),
+									   p->analyses,
+									   makeInteger(p->rewritten ? 1 : 0));
 	Assert(list_length(cscan->custom_private) == MR_SCAN_PRIVATE_COUNT);
 	cscan->custom_scan_tlist = mr_scan_tlist(root, rel);
 	cscan->methods = &mr_scan_plan_methods;

@@ -11,12 +11,17 @@
  *
  * becomes
  *
- *		match_recognize($mr$<input> MATCH_RECOGNIZE ( ... )$mr$)
- *			AS alias(col type, ...)
+ *		<schema>.match_recognize($mr$<input> MATCH_RECOGNIZE ( ... )$mr$
+ *				[, $1::type, ...]) AS alias(col type, ...)
  *
- * with the column definition list taken from the compiled item's result row
- * type (mr_query_compile / mr_query_result_desc).  Everything else in the
- * statement is kept byte for byte.
+ * qualified with the extension's schema, with the column definition list
+ * taken from the bound item's result row type (names and types, which
+ * mr_check_result_desc checks; a subquery around the call renames columns
+ * when the alias has a column list or the result repeats a name), and the
+ * statement parameters the item uses passed on with the types the clause
+ * gives them.  Everything else in the statement is kept byte for byte.
+ * match_recognize_create_view writes match_recognize_bound() calls instead,
+ * with the item's analyses as their parts (see there).
  *
  * The function runs the quoted FROM item as a query of its own, so the item
  * must be self-contained:
@@ -48,11 +53,25 @@
 #include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "nodes/pg_list.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "parser/analyze.h"
+#include "parser/parse_relation.h"
+#include "parser/parser.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
 #include "utils/varlena.h"
 
+#include "match_recognize.h"
 #include "mr_api.h"
 #include "mr_rewrite.h"
+#include "mr_scan.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_sql);
 PG_FUNCTION_INFO_V1(match_recognize_create_view);
@@ -72,6 +91,13 @@ typedef struct MrRewriter
 	int			nocc;
 	char	  **replacement;	/* per occurrence, once built */
 	bool	   *busy;			/* per occurrence, while being built */
+	const char *schema;			/* the extension's schema, quoted */
+
+	/* create_view: bound calls (placeholders until their parts are put in) */
+	bool		bound;
+	char	  **from_item;		/* per occurrence: the bound text */
+	List	  **analyses;		/* per occurrence: what it was bound with */
+	Node	  **parts;			/* per occurrence: its ArrayExpr of parts, once built */
 } MrRewriter;
 
 static char *mr_replacement(MrRewriter *rw, int i);
@@ -148,6 +174,7 @@ mr_render_span(MrRewriter *rw, StringInfo out, int start, int end)
 	{
 		const MrOccurrence *o = &rw->occ[i];
 
+		CHECK_FOR_INTERRUPTS();
 		/* occurrences are in order of their starts; nested ones are skipped */
 		if (o->item.start < pos || o->item.end > end)
 			continue;
@@ -227,32 +254,110 @@ mr_build_from_item(MrRewriter *rw, int i, bool *as_written)
 	return buf.data;
 }
 
-/* a dollar-quote tag that quotes s safely: $mr$, $mr1$, $mr2$, ... */
+/*
+ * A dollar-quote tag that quotes s safely: $mr$, $mr1$, $mr2$, ...  The
+ * quoted text ends at the first occurrence of its tag, so $mrN$ cannot be
+ * used when s contains it, nor when s ends with "$mrN" (the tag's only
+ * border is "$", so that suffix and the closing tag would hold the tag
+ * earlier).  One pass over s marks the N that cannot be used; the first
+ * usable one is at most the number of "$mr" in s, which is below
+ * strlen(s) / 3 + 1.  Linear in s.
+ */
 static char *
 mr_dollar_tag(const char *s)
 {
 	size_t		slen = strlen(s);
-	int			n;
+	size_t		maxn = slen / 3 + 1;
+	bool	   *blocked = palloc0(sizeof(bool) * (maxn + 1));
+	size_t		i;
+	size_t		n;
 
-	for (n = 0;; n++)
+	for (i = 0; i + 3 <= slen; i++)
 	{
-		char	   *tag = (n == 0) ? pstrdup("$mr$") : psprintf("$mr%d$", n);
-		char	   *probe = psprintf("%s%s", s, tag);
-		char	   *hit = strstr(probe, tag);
+		size_t		j;
 
-		/* the first occurrence of the tag must be the closing one */
-		if (hit != NULL && (size_t) (hit - probe) == slen)
+		if ((i & 0xffff) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (s[i] != '$' || s[i + 1] != 'm' || s[i + 2] != 'r')
+			continue;
+		j = i + 3;
+		if (j == slen || s[j] == '$')
 		{
-			pfree(probe);
-			return tag;
+			blocked[0] = true;
+			continue;
 		}
-		pfree(probe);
-		pfree(tag);
+		if (s[j] < '1' || s[j] > '9')
+			continue;			/* our tags have no leading zero */
+		n = 0;
+		while (j < slen && s[j] >= '0' && s[j] <= '9')
+		{
+			if (n <= maxn)
+				n = n * 10 + (s[j] - '0');
+			j++;
+		}
+		if (n <= maxn && (j == slen || s[j] == '$'))
+			blocked[n] = true;
+		i = j - 1;
 	}
+	for (n = 0; blocked[n]; n++)
+		;
+	pfree(blocked);
+	return n == 0 ? pstrdup("$mr$") : psprintf("$mr%zu$", n);
 }
 
 /*
- * Compile occurrence i and build its replacement text (memoized).
+ * The names a rewritten item's column definition list gives its columns:
+ * the query's own (mr_check_result_desc checks them), except that a name
+ * the result repeats gets a made-up one there (a column definition list
+ * cannot repeat a name).
+ */
+static char **
+mr_coldef_names(TupleDesc td)
+{
+	char	  **names = palloc(sizeof(char *) * Max(td->natts, 1));
+	int			col;
+
+	for (col = 0; col < td->natts; col++)
+	{
+		const char *name = NameStr(TupleDescAttr(td, col)->attname);
+		bool		taken;
+		int			k;
+
+		CHECK_FOR_INTERRUPTS();
+		names[col] = pstrdup(name);
+		for (k = 0; k < col; k++)
+			if (strcmp(NameStr(TupleDescAttr(td, k)->attname), name) == 0)
+				break;
+		if (k == col)
+			continue;
+		/* a repeat: "mr_c<col>", made unique against every name */
+		names[col] = psprintf("mr_c%d", col + 1);
+		do
+		{
+			taken = false;
+			for (k = 0; k < td->natts && !taken; k++)
+				taken = strcmp(NameStr(TupleDescAttr(td, k)->attname), names[col]) == 0 ||
+					(k < col && strcmp(names[k], names[col]) == 0);
+			if (taken)
+				names[col] = psprintf("%s_", names[col]);
+		} while (taken);
+	}
+	return names;
+}
+
+/*
+ * Compile occurrence i and build its replacement text (memoized):
+ *
+ *	 <schema>.match_recognize(<tag>item<tag>[, $1::type, ...]) AS alias(col type, ...)
+ *
+ * where $k are the statement parameters the item uses, typed as the clause
+ * makes them (deduced as PREPARE does), or for create_view
+ *
+ *	 <schema>.match_recognize_bound(<tag>item<tag>, VARIADIC ARRAY[]::boolean[]) AS ...
+ *
+ * whose parts are put in after the statement is analysed.  When the alias's
+ * column list renames columns, or the result repeats a name, a subquery
+ * gives the final names.
  */
 static char *
 mr_replacement(MrRewriter *rw, int i)
@@ -261,13 +366,17 @@ mr_replacement(MrRewriter *rw, int i)
 	char	   *from_item;
 	bool		as_written;
 	MrQuery    *q;
+	MrBindOptions opts;
 	TupleDesc	td;
 	char	   *tag;
 	StringInfoData buf;
 	int			col;
 	int			natts;
 	char	  **names;
-	bool		duplicate = false;
+	char	  **coldef;
+	bool		wrap = false;
+	const Oid  *ptypes;
+	int			nparams;
 
 	if (rw->replacement[i] != NULL)
 		return rw->replacement[i];
@@ -280,6 +389,11 @@ mr_replacement(MrRewriter *rw, int i)
 
 	from_item = mr_build_from_item(rw, i, &as_written);
 
+	memset(&opts, 0, sizeof(opts));
+	if (rw->bound)
+		opts.params_refused = "A view cannot have parameters.";
+	else
+		opts.deduce_params = true;
 	if (as_written && rw->origin.base >= 0)
 	{
 		/*
@@ -293,7 +407,7 @@ mr_replacement(MrRewriter *rw, int i)
 		appendStringInfoSpaces(&ctext, nblank);
 		appendBinaryStringInfo(&ctext, rw->sql + o->input.start,
 							   o->clause.end - o->input.start);
-		q = mr_query_compile(ctext.data, ctext.len, &rw->origin);
+		q = mr_query_bind(ctext.data, ctext.len, &rw->origin, &opts);
 		pfree(ctext.data);
 	}
 	else
@@ -301,14 +415,17 @@ mr_replacement(MrRewriter *rw, int i)
 		MrTextOrigin unknown;
 
 		unknown.base = -1;
-		q = mr_query_compile(from_item, (int) strlen(from_item), &unknown);
+		q = mr_query_bind(from_item, (int) strlen(from_item), &unknown, &opts);
 	}
 	td = mr_query_result_desc(q);
+	nparams = mr_query_params(q, &ptypes);
+	if (rw->bound)
+	{
+		rw->from_item[i] = from_item;
+		rw->analyses[i] = mr_query_analyses(q);
+	}
 
-	natts = 0;
-	for (col = 0; col < td->natts; col++)
-		if (!TupleDescAttr(td, col)->attisdropped)
-			natts++;
+	natts = td->natts;
 	if (natts == 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -324,81 +441,81 @@ mr_replacement(MrRewriter *rw, int i)
 						natts, o->nalias_colnames),
 				 mr_rewrite_errposition(rw, o->alias_cols.start)));
 
-	/* the result columns' names: the alias column list's, then the query's */
+	/* the result columns' final names: the alias column list's, then the query's */
 	names = palloc(sizeof(char *) * natts);
-	natts = 0;
-	for (col = 0; col < td->natts; col++)
+	coldef = mr_coldef_names(td);
+	for (col = 0; col < natts; col++)
 	{
 		Form_pg_attribute attr = TupleDescAttr(td, col);
 
-		if (attr->attisdropped)
-			continue;
-		if (natts < o->nalias_colnames)
+		CHECK_FOR_INTERRUPTS();
+		if (col < o->nalias_colnames)
 		{
-			MrSpan		sp = o->alias_colnames[natts];
+			MrSpan		sp = o->alias_colnames[col];
 			char	   *raw = pnstrdup(rw->sql + sp.start, sp.end - sp.start);
 			List	   *parts = NIL;
 
 			/* one identifier as written: fold or dequote it */
 			if (!SplitIdentifierString(raw, '.', &parts) || list_length(parts) != 1)
-				names[natts] = raw;
+				names[col] = raw;
 			else
-				names[natts] = pstrdup(linitial(parts));
+				names[col] = pstrdup(linitial(parts));
 		}
 		else
-			names[natts] = NameStr(attr->attname);
-		natts++;
+			names[col] = NameStr(attr->attname);
+		if (strcmp(names[col], coldef[col]) != 0)
+			wrap = true;
 	}
-	for (col = 0; col < natts && !duplicate; col++)
-		for (int k = 0; k < col && !duplicate; k++)
-			duplicate = strcmp(names[col], names[k]) == 0;
 
-	/*
-	 * A column definition list cannot name a column twice, but SELECT * of
-	 * ALL ROWS PER MATCH can (an ORDER BY column listed twice, a measure
-	 * named like a partition column: Trino outputs them all).  Then the
-	 * function's columns get internal names and a subquery renames them.
-	 */
 	tag = mr_dollar_tag(from_item);
 	initStringInfo(&buf);
-	if (duplicate)
+	if (wrap)
 	{
 		appendStringInfoString(&buf, "(SELECT ");
 		for (col = 0; col < natts; col++)
-			appendStringInfo(&buf, "%smr_c%d AS %s", col > 0 ? ", " : "", col + 1,
-							 quote_identifier(names[col]));
+		{
+			appendStringInfoString(&buf, col > 0 ? ", " : "");
+			appendStringInfoString(&buf, quote_identifier(coldef[col]));
+			if (strcmp(coldef[col], names[col]) != 0)
+				appendStringInfo(&buf, " AS %s", quote_identifier(names[col]));
+		}
 		appendStringInfoString(&buf, " FROM ");
 	}
-	appendStringInfo(&buf, "match_recognize(%s%s%s) AS ", tag, from_item, tag);
-	if (duplicate)
+	if (rw->bound)
+		appendStringInfo(&buf, "%s.match_recognize_bound(%s%s%s, VARIADIC ARRAY[]::pg_catalog.bool[]) AS ",
+						 rw->schema, tag, from_item, tag);
+	else
+	{
+		appendStringInfo(&buf, "%s.match_recognize(%s%s%s", rw->schema, tag, from_item, tag);
+		for (int k = 0; k < nparams; k++)
+		{
+			if (OidIsValid(ptypes[k]) && ptypes[k] != UNKNOWNOID)
+				appendStringInfo(&buf, ", $%d::%s", k + 1, format_type_be(ptypes[k]));
+			else
+				appendStringInfo(&buf, ", $%d", k + 1);
+		}
+		appendStringInfoString(&buf, ") AS ");
+	}
+	if (wrap)
 		appendStringInfoString(&buf, "mr_r");
 	else if (mr_span_is_empty(o->alias))
 		appendStringInfoString(&buf, MR_DEFAULT_ALIAS);
 	else
 		mr_append_span(&buf, rw, o->alias);
 	appendStringInfoChar(&buf, '(');
-	natts = 0;
-	for (col = 0; col < td->natts; col++)
+	for (col = 0; col < natts; col++)
 	{
 		Form_pg_attribute attr = TupleDescAttr(td, col);
 
-		if (attr->attisdropped)
-			continue;
-		if (natts > 0)
+		if (col > 0)
 			appendStringInfoString(&buf, ", ");
-		if (duplicate)
-			appendStringInfo(&buf, "mr_c%d", natts + 1);
-		else if (natts < o->nalias_colnames)
-			mr_append_span(&buf, rw, o->alias_colnames[natts]);
-		else
-			appendStringInfoString(&buf, quote_identifier(NameStr(attr->attname)));
+		appendStringInfoString(&buf, quote_identifier(coldef[col]));
 		appendStringInfoChar(&buf, ' ');
 		appendStringInfoString(&buf,
 							   format_type_with_typemod(attr->atttypid, attr->atttypmod));
-		natts++;
 	}
 	appendStringInfoChar(&buf, ')');
-	if (duplicate)
+	if (wrap)
 	{
 		appendStringInfoString(&buf, ") AS ");
 		if (mr_span_is_empty(o->alias))
@@ -417,28 +534,33 @@ mr_replacement(MrRewriter *rw, int i)
  * Returns a palloc'd NUL-terminated string.
  */
 static char *
-mr_rewrite_statement(const char *sql, int len, const MrTextOrigin *origin)
+mr_rewrite_statement(MrRewriter *rw, const char *sql, int len, const MrTextOrigin *origin)
 {
-	MrRewriter	rw;
 	MrError		err;
 	StringInfoData out;
+	Oid			ext;
 
-	memset(&rw, 0, sizeof(rw));
 	memset(&err, 0, sizeof(err));
-	rw.sql = pnstrdup(sql, len);
-	rw.len = len;
-	rw.origin = *origin;
+	rw->sql = pnstrdup(sql, len);
+	rw->len = len;
+	rw->origin = *origin;
 
-	rw.occ = mr_find_occurrences(rw.sql, rw.len, &rw.nocc, &err);
+	rw->occ = mr_find_occurrences(rw->sql, rw->len, &rw->nocc, &err);
 	if (err.failed)
-		mr_report_error(&rw, &err);
-	if (rw.nocc == 0)
-		return (char *) rw.sql;
+		mr_report_error(rw, &err);
+	if (rw->nocc == 0)
+		return (char *) rw->sql;
 
-	rw.replacement = palloc0(sizeof(char *) * rw.nocc);
-	rw.busy = palloc0(sizeof(bool) * rw.nocc);
+	/* our functions, qualified: the extension may be in any schema */
+	ext = get_extension_oid("match_recognize", false);
+	rw->schema = quote_identifier(get_namespace_name(mr_extension_schema(ext)));
+	rw->replacement = palloc0(sizeof(char *) * rw->nocc);
+	rw->busy = palloc0(sizeof(bool) * rw->nocc);
+	rw->from_item = palloc0(sizeof(char *) * rw->nocc);
+	rw->analyses = palloc0(sizeof(List *) * rw->nocc);
+	rw->parts = palloc0(sizeof(Node *) * rw->nocc);
 	initStringInfo(&out);
-	mr_render_span(&rw, &out, 0, rw.len);
+	mr_render_span(rw, &out, 0, rw->len);
 	return out.data;
 }
 
@@ -453,70 +575,265 @@ match_recognize_sql(PG_FUNCTION_ARGS)
 {
 	text	   *query = PG_GETARG_TEXT_PP(0);
 	MrTextOrigin origin;
+	MrRewriter	rw;
 	char	   *result;
 
 	mr_text_origin_for_arg(fcinfo, 0, &origin);
-	result = mr_rewrite_statement(VARDATA_ANY(query), VARSIZE_ANY_EXHDR(query),
+	memset(&rw, 0, sizeof(rw));
+	result = mr_rewrite_statement(&rw, VARDATA_ANY(query), VARSIZE_ANY_EXHDR(query),
 								  &origin);
 	PG_RETURN_TEXT_P(cstring_to_text(result));
+}
+
+/* ---------- create_view: the parts of bound calls ---------- */
+
+/* engine parameter $k of type t -> match_recognize_slot(k, NULL::t) */
+static Node *
+mr_encode_slots_mutator(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	check_stack_depth();
+	/* a bound call nested in a part has its own parts, already encoded */
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == mr_bound_function_oid())
+		return copyObject(node);
+	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
+	{
+		Param	   *p = (Param *) node;
+		Oid			coll = get_typcollation(p->paramtype);
+		int16		typlen;
+		bool		byval;
+		FuncExpr   *f;
+
+		get_typlenbyval(p->paramtype, &typlen, &byval);
+		f = makeFuncExpr(mr_slot_function_oid(), p->paramtype,
+						 list_make2(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
+											  Int32GetDatum(p->paramid), false, true),
+									makeConst(p->paramtype, p->paramtypmod, coll, typlen,
+											  (Datum) 0, true, byval)),
+						 coll, coll, COERCE_EXPLICIT_CALL);
+		return (Node *) f;
+	}
+	if (IsA(node, Query))
+		return (Node *) query_tree_mutator((Query *) node, mr_encode_slots_mutator, context, 0);
+	return expression_tree_mutator(node, mr_encode_slots_mutator, context);
+}
+
+static Node *mr_bound_parts(MrRewriter *rw, int i);
+
+typedef struct InjectCtx
+{
+	MrRewriter *rw;
+	Query	   *cur;			/* the query whose range table is walked */
+} InjectCtx;
+
+/*
+ * Put the parts into every placeholder call of ours (written by
+ * mr_replacement in bound mode) found in a query tree: in FROM at any
+ * level, in subqueries, CTEs and sublinks.  A placeholder is matched to its
+ * occurrence by its text; equal texts bind alike.
+ */
+static bool
+mr_inject_walker(Node *node, InjectCtx *cx)
+{
+	if (node == NULL)
+		return false;
+	check_stack_depth();
+	if (IsA(node, Query))
+	{
+		Query	   *save = cx->cur;
+		bool		r;
+
+		cx->cur = (Query *) node;
+		r = query_tree_walker((Query *) node, mr_inject_walker, (void *) cx,
+							  QTW_EXAMINE_RTES_BEFORE);
+		cx->cur = save;
+		return r;
+	}
+	if (IsA(node, RangeTblEntry))
+	{
+		ListCell   *lc;
+
+		if (((RangeTblEntry *) node)->rtekind != RTE_FUNCTION)
+			return false;
+		foreach(lc, ((RangeTblEntry *) node)->functions)
+		{
+			FuncExpr   *f = (FuncExpr *) lfirst_node(RangeTblFunction, lc)->funcexpr;
+			Const	   *t;
+			int			i;
+
+			/* the placeholder's parts: ARRAY[]::boolean[] */
+			if (!IsA(f, FuncExpr) || f->funcid != mr_bound_function_oid() ||
+				list_length(f->args) != 2 || !IsA(linitial(f->args), Const) ||
+				!IsA(lsecond(f->args), ArrayExpr) ||
+				((ArrayExpr *) lsecond(f->args))->elements != NIL)
+				continue;
+			t = linitial_node(Const, f->args);
+			if (t->constisnull)
+				continue;
+			for (i = 0; i < cx->rw->nocc; i++)
+			{
+				CHECK_FOR_INTERRUPTS();
+				if (cx->rw->from_item[i] &&
+					strcmp(cx->rw->from_item[i], TextDatumGetCString(t->constvalue)) == 0)
+				{
+					lsecond(f->args) = mr_bound_parts(cx->rw, i);
+					f->funcvariadic = true;
+					cx->cur->hasSubLinks = true;
+					break;
+				}
+			}
+		}
+		return false;
+	}
+	return expression_tree_walker(node, mr_inject_walker, (void *) cx);
+}
+
+static void
+mr_inject_parts(MrRewriter *rw, Node *tree)
+{
+	InjectCtx	cx;
+
+	cx.rw = rw;
+	cx.cur = NULL;
+	(void) mr_inject_walker(tree, &cx);
+}
+
+/*
+ * The parts of occurrence i (memoized): ARRAY[EXISTS (analysis), ...] of its
+ * analyses, bound calls nested in them completed first, engine parameters
+ * written as match_recognize_slot() calls.
+ */
+static Node *
+mr_bound_parts(MrRewriter *rw, int i)
+{
+	ArrayExpr  *arr;
+	ListCell   *lc;
+
+	if (rw->parts[i])
+		return copyObject(rw->parts[i]);
+	arr = makeNode(ArrayExpr);
+	arr->array_typeid = BOOLARRAYOID;
+	arr->array_collid = InvalidOid;
+	arr->element_typeid = BOOLOID;
+	arr->multidims = false;
+	arr->location = -1;
+	foreach(lc, rw->analyses[i])
+	{
+		Query	   *part = copyObject(lfirst_node(Query, lc));
+		SubLink    *sl = makeNode(SubLink);
+
+		mr_inject_parts(rw, (Node *) part);
+		sl->subLinkType = EXISTS_SUBLINK;
+		sl->subLinkId = 0;
+		sl->testexpr = NULL;
+		sl->operName = NIL;
+		sl->subselect = mr_encode_slots_mutator((Node *) part, NULL);
+		sl->location = -1;
+		arr->elements = lappend(arr->elements, sl);
+	}
+	rw->parts[i] = (Node *) arr;
+	return copyObject(rw->parts[i]);
 }
 
 /*
  * match_recognize_create_view(name text, query text) RETURNS void
  *
- * CREATE VIEW name AS <query rewritten>.  name may be schema-qualified and
- * quoted as in SQL ('public.v', '"Odd Name"'); one trailing ';' is allowed.
+ * CREATE VIEW name AS the query, with each MATCH_RECOGNIZE item as a bound
+ * call: match_recognize_bound(text, VARIADIC ARRAY[EXISTS (<analysed input>),
+ * EXISTS (<analysed fragment>), ...]).  So the view's rule holds the analysed
+ * trees: PostgreSQL records their dependencies, checks the input's
+ * privileges as the view's owner, and resolves no name when the view is
+ * read.  Steps:
+ *	1. rewrite the statement with placeholder bound calls, binding each item
+ *	   (names resolved with the caller's search_path, as CREATE VIEW would);
+ *	2. analyse the statement, and put each item's parts (its recorded
+ *	   analyses) into its placeholder;
+ *	3. deparse the whole query with an empty search_path, so that every name
+ *	   outside pg_catalog comes out qualified, and run CREATE VIEW with that
+ *	   same search_path: the view's trees are the ones analysed in 1 and 2.
+ * pg_dump dumps such a view by deparsing it, and a restore re-analyses it.
+ *
+ * name may be schema-qualified and quoted as in SQL ('public.v', '"Odd
+ * Name"'); one trailing ';' is allowed.
  */
 Datum
 match_recognize_create_view(PG_FUNCTION_ARGS)
 {
 	text	   *name = PG_GETARG_TEXT_PP(0);
 	text	   *query = PG_GETARG_TEXT_PP(1);
-	List	   *names;
-	ListCell   *lc;
+	RangeVar   *rv;
 	MrTextOrigin origin;
 	MrError		err;
+	MrRewriter	rw;
 	char	   *sql;
 	int			end;
 	char	   *rewritten;
+	List	   *raw;
+	Query	   *viewq;
+	char	   *schema;
+	char	   *def;
 	StringInfoData cmd;
 	int			ret;
+	int			save_nestlevel;
 
-	names = textToQualifiedNameList(name);
+	rv = makeRangeVarFromNameList(textToQualifiedNameList(name));
 	mr_text_origin_for_arg(fcinfo, 1, &origin);
 
 	sql = text_to_cstring(query);
 	memset(&err, 0, sizeof(err));
+	memset(&rw, 0, sizeof(rw));
 	end = mr_single_statement_end(sql, (int) strlen(sql), &err);
 	if (end < 0)
 	{
-		MrRewriter	rw;
-
-		memset(&rw, 0, sizeof(rw));
 		rw.sql = sql;
 		rw.len = (int) strlen(sql);
 		rw.origin = origin;
 		mr_report_error(&rw, &err);
 	}
-	rewritten = mr_rewrite_statement(sql, end, &origin);
 
+	/* 1. */
+	rw.bound = true;
+	rewritten = mr_rewrite_statement(&rw, sql, end, &origin);
+
+	/* 2. */
+	raw = raw_parser(rewritten, RAW_PARSE_DEFAULT);
+	if (list_length(raw) != 1 || !IsA(linitial_node(RawStmt, raw)->stmt, SelectStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("the query of a view must be a single SELECT statement")));
+	viewq = parse_analyze_fixedparams(linitial_node(RawStmt, raw), rewritten, NULL, 0, NULL);
+	mr_inject_parts(&rw, (Node *) viewq);
+
+	/* where the view goes, decided with the caller's search_path */
+	if (rv->schemaname == NULL)
+	{
+		if (isQueryUsingTempRelation(viewq))
+			schema = "pg_temp";
+		else
+			schema = get_namespace_name(RangeVarGetCreationNamespace(rv));
+	}
+	else
+		schema = rv->schemaname;
+
+	/* 3. */
+	save_nestlevel = NewGUCNestLevel();
+	(void) set_config_option("search_path", "", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	def = pg_get_querydef(viewq, false);
 	initStringInfo(&cmd);
 	appendStringInfoString(&cmd, "CREATE VIEW ");
-	foreach(lc, names)
-	{
-		if (lc != list_head(names))
-			appendStringInfoChar(&cmd, '.');
-		appendStringInfoString(&cmd, quote_identifier(strVal(lfirst(lc))));
-	}
-	appendStringInfoString(&cmd, " AS ");
-	appendStringInfoString(&cmd, rewritten);
-
+	if (rv->catalogname)
+		appendStringInfo(&cmd, "%s.", quote_identifier(rv->catalogname));
+	appendStringInfo(&cmd, "%s.%s AS %s", quote_identifier(schema),
+					 quote_identifier(rv->relname), def);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	ret = SPI_execute(cmd.data, false, 0);
 	if (ret != SPI_OK_UTILITY)
 		elog(ERROR, "SPI_execute failed: %s", SPI_result_code_string(ret));
 	SPI_finish();
+	AtEOXact_GUC(true, save_nestlevel);
 
 	PG_RETURN_VOID();
 }

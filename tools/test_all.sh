@@ -12,6 +12,8 @@
 #   conformance  test/conformance/run_conformance.py on ../shared/conformance
 #   robustness   test/robustness/: random queries never crash, and the custom
 #                scan returns what the function returns
+#   protocol     test/protocol/extended_params.py: statement parameters through
+#                the extended query protocol
 #   bench        bench/smoke.sh, when it exists
 #   tap          make tapcheck (t/*.pl) as the non-root user mrtest
 #
@@ -86,6 +88,14 @@ in_cluster()
 		record robustness passed
 	else
 		record robustness failed
+		failed=1
+	fi
+
+	mr_log "protocol: test/protocol/extended_params.py"
+	if python3 test/protocol/extended_params.py; then
+		record protocol passed
+	else
+		record protocol failed
 		failed=1
 	fi
 
