@@ -6,7 +6,7 @@
 #ifndef MATCH_RECOGNIZE_H
 #define MATCH_RECOGNIZE_H
 
-#include "postgres_ext.h"
+#include "postgres.h"
 
 /* GUCs (match_recognize.c) */
 extern int	mr_max_pattern_states;
@@ -14,5 +14,8 @@ extern int	mr_max_threads;
 
 /* match_recognize.c */
 extern Oid	mr_extension_schema(Oid ext);
+
+/* mr_exec.c */
+extern Datum mr_datum_copy_flat(Datum value, bool typbyval, int typlen);
 
 #endif							/* MATCH_RECOGNIZE_H */
