@@ -49,6 +49,7 @@ void
 _PG_init(void)
 {
 	mr_guc_init();
+	mr_hint_init();
 	mr_scan_init();
 	mr_stream_init();
 }

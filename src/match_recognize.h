@@ -19,6 +19,9 @@ extern void mr_guc_init(void);
 /* match_recognize.c */
 extern Oid	mr_extension_schema(Oid ext);
 
+/* mr_hint.c */
+extern void mr_hint_init(void);
+
 /* mr_exec.c */
 extern Datum mr_datum_copy_flat(Datum value, bool typbyval, int typlen);
 

@@ -1,7 +1,9 @@
 # Settings given before the library is loaded hold once it loads, on a
 # server that does not preload the library (ALTER ROLE/DATABASE ... SET,
 # PGOPTIONS, SET before the first use) and on one that does
-# (postgresql.conf, ALTER SYSTEM, and the same per-session ways).
+# (postgresql.conf, ALTER SYSTEM, and the same per-session ways); and the
+# hint on PostgreSQL's syntax error for a statement written with
+# MATCH_RECOGNIZE, which needs the library loaded in the session.
 # MR_TAP_EXTRA_CONF is appended to postgresql.conf (for a private install).
 use strict;
 use warnings;
@@ -88,9 +90,18 @@ ALTER DATABASE postgres RESET match_recognize.max_threads;
 		"$mode: the prefix is reserved");
 }
 
+my $direct = q{SELECT * FROM t MATCH_RECOGNIZE (ORDER BY id PATTERN (a b+) DEFINE b AS v > PREV(v)) m};
+my $hint = qr/HINT:  PostgreSQL's parser does not know MATCH_RECOGNIZE\. Rewrite the statement with match_recognize_sql\(\)/;
+
 # not preloaded
 check_settings('not preloaded');
-my ($out, $err);
+my ($out, $err) = session("$direct;");
+like($err, qr/syntax error at or near "ORDER"/, 'not loaded yet: the syntax error');
+unlike($err, qr/HINT/, 'not loaded yet: no hint');
+($out, $err) = session("SELECT match_recognize_sql('SELECT 1'); $direct;");
+like($err, $hint, 'loaded by an earlier call: the hint');
+($out, $err) = session("LOAD 'match_recognize'; SELECT * FROM t WHERE;");
+unlike($err, qr/HINT/, 'loaded: no hint on another syntax error');
 
 # preloaded, with settings in postgresql.conf and ALTER SYSTEM
 $node->append_conf('postgresql.conf', $ENV{MR_TAP_EXTRA_CONF}) if $ENV{MR_TAP_EXTRA_CONF};
@@ -121,6 +132,8 @@ match_recognize.max_threads = 100000
 });
 $node->restart;
 check_settings('preloaded');
+($out, $err) = session("$direct;");
+like($err, $hint, 'preloaded: the hint on the first statement');
 
 $node->stop;
 ok(slurp_file($node->logfile) !~ /terminated by signal/, 'no backend crashed');
