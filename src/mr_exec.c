@@ -41,6 +41,61 @@
 
 /* ---------- row window ---------- */
 
+/*
+ * A copy of a value that depends on nothing else, in the current memory
+ * context: a varlena fetched, decompressed and flattened (an on-disk TOAST
+ * pointer would be fetched again by every comparison, and a stream keeps
+ * values across transactions, after their rows are gone), anything else
+ * as datumCopy() makes it.
+ */
+Datum
+mr_datum_copy_flat(Datum value, bool typbyval, int typlen)
+{
+	if (!typbyval && typlen == -1 &&
+		VARATT_IS_EXTENDED((struct varlena *) DatumGetPointer(value)))
+		return PointerGetDatum(detoast_attr((struct varlena *) DatumGetPointer(value)));
+	return datumCopy(value, typbyval, typlen);
+}
+
+/*
+ * The form a retained varlena is kept in.  A value that is valid only as
+ * long as its source is (an indirect TOAST pointer, as logical decoding
+ * makes, or an expanded object such as an array a subquery computed) is
+ * flattened, and so is any stored value of a col_plain column (DEFINE
+ * reads those over and over, fast conditions compare them without a
+ * copy).  Other columns keep an on-disk TOAST pointer (it stays valid
+ * under the query's snapshot; only what reads the value fetches it) and a
+ * compressed value as they came.  A detoasted copy is made in evalcxt.
+ */
+static inline struct varlena *
+window_varlena(MrRuntime *rt, int col, struct varlena *v)
+{
+	if (VARATT_IS_EXTERNAL(v) ?
+		rt->col_plain[col] || !VARATT_IS_EXTERNAL_ONDISK(v) :
+		rt->col_plain[col] && VARATT_IS_COMPRESSED(v))
+	{
+		MemoryContext old = MemoryContextSwitchTo(rt->evalcxt);
+
+		v = detoast_attr(v);
+		MemoryContextSwitchTo(old);
+	}
+	return v;
+}
+
+/*
+ * The bytes a value window_varlena() returned takes in its row: an on-disk
+ * TOAST pointer its own size, a short header widened to a 4-byte one.
+ */
+static inline Size
+window_varlena_size(const struct varlena *v)
+{
+	if (VARATT_IS_EXTERNAL(v))
+		return VARSIZE_EXTERNAL(v);
+	if (VARATT_IS_SHORT(v))
+		return VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ;
+	return VARSIZE(v);
+}
+
 static MrRow *
 window_append(MrRuntime *rt, TupleTableSlot *slot)
 {
@@ -124,27 +179,10 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 			row->values[i] = slot->tts_values[i];
 			if (rt->col_len[i] == -1)
 			{
-				/*
-				 * The window widens packed varlena headers, and keeps the
-				 * columns fast conditions compare (col_plain) inline and
-				 * uncompressed too: functions then read them without making
-				 * a copy (numeric_cmp in fast conditions relies on it).
-				 * Other columns stay as they came (a TOAST pointer is only
-				 * fetched when something reads it).
-				 */
-				struct varlena *v = (struct varlena *) DatumGetPointer(row->values[i]);
+				struct varlena *v = window_varlena(rt, i, (struct varlena *) DatumGetPointer(row->values[i]));
 
-				if (rt->col_plain[i] && (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)))
-				{
-					MemoryContext old = MemoryContextSwitchTo(rt->evalcxt);
-
-					v = detoast_attr(v);
-					MemoryContextSwitchTo(old);
-					row->values[i] = PointerGetDatum(v);
-				}
-				byref_size += MAXALIGN(VARATT_IS_SHORT(v) ?
-									   VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ :
-									   VARSIZE_ANY(v));
+				row->values[i] = PointerGetDatum(v);
+				byref_size += MAXALIGN(window_varlena_size(v));
 			}
 			else if (!rt->col_byval[i])
 				byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
@@ -161,20 +199,25 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 				Pointer		v = DatumGetPointer(row->values[i]);
 				Size		sz;
 
-				if (rt->col_len[i] == -1 && VARATT_IS_SHORT(v))
+				if (rt->col_len[i] != -1)
+				{
+					sz = datumGetSize(row->values[i], false, rt->col_len[i]);
+					memcpy(p, v, sz);
+				}
+				else if (VARATT_IS_SHORT(v) && !VARATT_IS_EXTERNAL(v))
 				{
 					/* widen a packed header */
-					sz = VARSIZE_SHORT(v) - VARHDRSZ_SHORT + VARHDRSZ;
+					sz = window_varlena_size((struct varlena *) v);
 					SET_VARSIZE(p, sz);
 					memcpy(VARDATA(p), VARDATA_SHORT(v), sz - VARHDRSZ);
 				}
 				else
 				{
-					sz = datumGetSize(row->values[i], false, rt->col_len[i]);
+					sz = window_varlena_size((struct varlena *) v);
 					memcpy(p, v, sz);
 				}
 				if (v != DatumGetPointer(slot->tts_values[i]))
-					pfree(v);	/* detoasted above */
+					pfree(v);	/* detoasted by window_varlena() */
 				row->values[i] = PointerGetDatum(p);
 				p += MAXALIGN(sz);
 			}
@@ -569,7 +612,8 @@ start_partition(MrRuntime *rt, TupleTableSlot *slot)
 		Form_pg_attribute a = TupleDescAttr(q->input_desc, q->partition_cols[i]);
 		Datum		d = slot_getattr(slot, q->partition_cols[i] + 1, &rt->part_nulls[i]);
 
-		rt->part_values[i] = rt->part_nulls[i] ? (Datum) 0 : datumCopy(d, a->attbyval, a->attlen);
+		rt->part_values[i] = rt->part_nulls[i] ? (Datum) 0 :
+			mr_datum_copy_flat(d, a->attbyval, a->attlen);
 	}
 	MemoryContextSwitchTo(old);
 	old = MemoryContextSwitchTo(rt->cxt);
@@ -698,9 +742,39 @@ mark_row_expr(NeededCtx *cx, MrRowExpr *r)
 		mark_params_walker((Node *) r->expr, cx);
 }
 
+static void
+mark_slot(NeededCtx *cx, MrRuntime *rt, MrSlot *slot)
+{
+	int			i;
+
+	if (slot->kind == MR_SLOT_NAV)
+		mark_row_expr(cx, &slot->row);
+	else if (slot->kind == MR_SLOT_AGG)
+	{
+		rt->has_aggs = true;
+		for (i = 0; i < slot->naggargs; i++)
+			mark_row_expr(cx, &slot->aggargs[i]);
+		if (slot->aggfilter)
+			mark_row_expr(cx, slot->aggfilter);
+	}
+}
+
+/* the columns the slots of a lowered expression read */
+static void
+mark_lowered(NeededCtx *cx, MrRuntime *rt, MrLowered *lw)
+{
+	int			k;
+
+	if (lw != NULL)
+		for (k = 0; k < lw->nslots; k++)
+			mark_slot(cx, rt, &rt->q->slots[lw->slots[k]]);
+}
+
 /*
- * Which input columns a retained row must keep: every column for ALL ROWS
- * PER MATCH (they are output), else those read by a slot's row expression.
+ * Which input columns a retained row must keep (col_needed): every column
+ * for ALL ROWS PER MATCH (they are output), else those read by a slot's
+ * row expression.  Of those, the ones DEFINE or WITHIN read are kept
+ * detoasted (col_plain; see window_varlena()).
  */
 static void
 compute_needed_columns(MrRuntime *rt)
@@ -715,20 +789,11 @@ compute_needed_columns(MrRuntime *rt)
 	for (i = 0; i < q->natts; i++)
 		cx.needed[i] = q->clause->rows_per_match != MR_ONE_ROW;
 	for (s = 0; s < q->nslots; s++)
-	{
-		MrSlot	   *slot = &q->slots[s];
-
-		if (slot->kind == MR_SLOT_NAV)
-			mark_row_expr(&cx, &slot->row);
-		else if (slot->kind == MR_SLOT_AGG)
-		{
-			rt->has_aggs = true;
-			for (i = 0; i < slot->naggargs; i++)
-				mark_row_expr(&cx, &slot->aggargs[i]);
-			if (slot->aggfilter)
-				mark_row_expr(&cx, slot->aggfilter);
-		}
-	}
+		mark_slot(&cx, rt, &q->slots[s]);
+	cx.needed = rt->col_plain;
+	for (i = 0; i < q->clause->nvars; i++)
+		mark_lowered(&cx, rt, q->defines[i]);
+	mark_lowered(&cx, rt, q->within);
 }
 
 /* a FastCond for lw when it is "$a op $b" with a strict boolean operator */

@@ -142,8 +142,8 @@ struct MrRuntime
 	 */
 	bool	   *col_needed;		/* [natts] columns any expression or output reads */
 	bool	   *col_byval;
-	bool	   *col_plain;		/* [natts] varlenas a fast condition compares:
-								 * kept detoasted */
+	bool	   *col_plain;		/* [natts] columns DEFINE or WITHIN read: their
+								 * varlenas are kept detoasted (window_varlena()) */
 	int16	   *col_len;
 	bool		has_aggs;		/* any AGG slot */
 

@@ -76,9 +76,6 @@
 #include "match_recognize.h"
 #include "mr_scan.h"
 
-bool		mr_enable_custom_scan = true;
-bool		mr_enable_dfa = true;
-
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
 /* ---------- our functions ---------- */
@@ -968,20 +965,6 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 void
 mr_scan_init(void)
 {
-	DefineCustomBoolVariable("match_recognize.enable_custom_scan",
-							 "Plans match_recognize('<constant text>') in FROM as a MatchRecognize custom scan.",
-							 "When off, or when the call cannot use the node, the set-returning function runs instead.",
-							 &mr_enable_custom_scan,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-	DefineCustomBoolVariable("match_recognize.enable_dfa",
-							 "Runs path-independent patterns in the MatchRecognize node as a cached automaton.",
-							 "Each row's DEFINE results become one bit mask and the live candidate paths advance by one cached transition; off runs the general matcher.",
-							 &mr_enable_dfa,
-							 true,
-							 PGC_USERSET, 0,
-							 NULL, NULL, NULL);
 	RegisterCustomScanMethods(&mr_scan_plan_methods);
 	CacheRegisterSyscacheCallback(PROCOID, mr_fn_oid_invalidate, (Datum) 0);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;

@@ -14,14 +14,17 @@
 #                scan returns what the function returns
 #   protocol     test/protocol/extended_params.py: statement parameters through
 #                the extended query protocol
+#   classes      test/robustness/random_classes.py: random queries of the
+#                kinds that broke before (TOAST, decorations, quoted names,
+#                nullable loops, offsets), node vs automaton vs function
 #   bench        bench/smoke.sh, when it exists
 #   tap          make tapcheck (t/*.pl) as the non-root user mrtest
 #
-# regress, stream, conformance and bench share one throwaway cluster
-# (pg_virtualenv) with the library preloaded and wal_level=logical.  A
-# failing suite does not stop the others; the last line is the summary
-# "N passed, N failed[, N skipped]" over the suites, and the exit status is
-# non-zero when any suite failed.
+# regress, stream, conformance, robustness, classes and bench share one
+# throwaway cluster (pg_virtualenv) with the library preloaded and
+# wal_level=logical.  A failing suite does not stop the others; the last
+# line is the summary "N passed, N failed[, N skipped]" over the suites,
+# and the exit status is non-zero when any suite failed.
 set -euo pipefail
 
 # shellcheck source=tools/common.sh
@@ -96,6 +99,14 @@ in_cluster()
 		record protocol passed
 	else
 		record protocol failed
+		failed=1
+	fi
+
+	mr_log "classes: test/robustness/random_classes.py"
+	if python3 test/robustness/random_classes.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_CLASSES_COUNT:-200}"; then
+		record classes passed
+	else
+		record classes failed
 		failed=1
 	fi
 
