@@ -126,6 +126,15 @@ SELECT * FROM match_recognize($$ bn MATCH_RECOGNIZE (ORDER BY id
 
 DROP FUNCTION bn_explain(text);
 DROP FUNCTION bn_same(text, text, text);
+-- an offset may be an integer literal cast to an integer type; it must fit the type
+SELECT * FROM match_recognize($$ (SELECT g AS id, g % 3 AS v FROM generate_series(1, 6) g) t
+  MATCH_RECOGNIZE (ORDER BY id MEASURES NEXT(LAST(v, 1::bigint), 2::smallint) AS x,
+    PREV(v, CAST(1 AS int)) AS y, PREV(v, 1::pg_catalog.int8) AS z ALL ROWS PER MATCH PATTERN (a b)) $$)
+  AS m(id int, x int, y int, z int, v int);
+SELECT * FROM match_recognize($$ (SELECT 1 AS id, 1 AS v) t
+  MATCH_RECOGNIZE (ORDER BY id MEASURES PREV(v, 70000::smallint) AS y PATTERN (a)) $$) AS m(y int);
+SELECT * FROM match_recognize($$ (SELECT 1 AS id, 1 AS v) t
+  MATCH_RECOGNIZE (ORDER BY id MEASURES PREV(v, 1::numeric) AS y PATTERN (a)) $$) AS m(y int);
 DROP FUNCTION bn_run(text);
 DROP TABLE bn, bn_long;
 DO $$ BEGIN

@@ -1129,6 +1129,38 @@ static int64
 const_offset(LowerCtx *cx, Node *arg, const char *fname)
 {
 	A_Const    *ac;
+	int64		type_max = PG_INT64_MAX;
+
+	/*
+	 * A literal cast to an integer type (`2::smallint`, `CAST(5 AS bigint)`)
+	 * is a constant too; the value must fit the type, as the cast requires.
+	 */
+	while (arg && IsA(arg, TypeCast))
+	{
+		TypeCast   *tc = (TypeCast *) arg;
+		TypeName   *tn = tc->typeName;
+		const char *tname = strVal(llast(tn->names));
+		int64		m;
+
+		if (tn->typmods != NIL || tn->arrayBounds != NIL || tn->setof || tn->pct_type)
+			break;
+		if (strcmp(tname, "int2") == 0 || strcmp(tname, "smallint") == 0)
+			m = PG_INT16_MAX;
+		else if (strcmp(tname, "int4") == 0 || strcmp(tname, "integer") == 0 ||
+				 strcmp(tname, "int") == 0)
+			m = PG_INT32_MAX;
+		else if (strcmp(tname, "int8") == 0 || strcmp(tname, "bigint") == 0)
+			m = PG_INT64_MAX;
+		else
+			break;
+		if (list_length(tn->names) == 2 &&
+			strcmp(strVal(linitial(tn->names)), "pg_catalog") != 0)
+			break;
+		if (list_length(tn->names) > 2)
+			break;
+		type_max = Min(type_max, m);
+		arg = tc->arg;
+	}
 
 	if (arg && IsA(arg, A_Const) && !((A_Const *) arg)->isnull)
 	{
@@ -1137,6 +1169,11 @@ const_offset(LowerCtx *cx, Node *arg, const char *fname)
 		{
 			int64		v = intVal(&ac->val);
 
+			if (v > type_max)
+				ereport(ERROR,
+						(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+						 errmsg("the offset of %s is out of range for its type", fname),
+						 cx_position(cx, exprLocation(arg))));
 			if (v >= 0)
 				return Min(v, MR_NAV_OFFSET_MAX);
 		}
@@ -1155,7 +1192,14 @@ const_offset(LowerCtx *cx, Node *arg, const char *fname)
 				v = v * 10 + (*p - '0');
 			}
 			if (*p == '\0' && p != ac->val.fval.fval)
+			{
+				if ((int64) v > type_max)
+					ereport(ERROR,
+							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+							 errmsg("the offset of %s is out of range for its type", fname),
+							 cx_position(cx, exprLocation(arg))));
 				return Min((int64) v, MR_NAV_OFFSET_MAX);
+			}
 		}
 	}
 	ereport(ERROR,
