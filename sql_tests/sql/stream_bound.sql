@@ -53,6 +53,18 @@ DROP SCHEMA sb CASCADE;
 \set sb_db :DBNAME
 CREATE DATABASE regress_sb_db;
 \c regress_sb_db
+-- this database must allow our output plugin too (see stream_basic)
+DO $$
+BEGIN
+	IF current_setting('output_plugin_libraries', true) IS NOT NULL
+	   AND current_setting('output_plugin_libraries') !~ 'match_recognize' THEN
+		EXECUTE format('ALTER DATABASE %I SET output_plugin_libraries = %s, %L', current_database(),
+					   (SELECT string_agg(quote_literal(trim(p)), ', ')
+						FROM unnest(string_to_array(current_setting('output_plugin_libraries'), ',')) p),
+					   'match_recognize');
+	END IF;
+END $$;
+\c regress_sb_db
 CREATE EXTENSION match_recognize VERSION '1.0';
 CREATE TABLE s (k int, ts int, v int);
 SELECT match_recognize_create_stream('o', $$SELECT * FROM s MATCH_RECOGNIZE (PARTITION BY k
