@@ -12,7 +12,7 @@
 PG_CONFIG ?= pg_config
 
 MODULE_big = match_recognize
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/core/*.c src/stream/*.c)))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 PGFILEDESC = "match_recognize - SQL:2016 row pattern recognition"
 
 EXTENSION = match_recognize
@@ -22,7 +22,9 @@ DATA = $(wildcard match_recognize--*.sql)
 # (simply expanded, so that PGXS's ifdef REGRESS is false while sql/ is empty)
 REGRESS := $(sort $(basename $(notdir $(wildcard sql/*.sql))))
 
-PG_CPPFLAGS = -DMR_IN_SERVER -I$(srcdir)/src -I$(srcdir)/src/core
+# one folder per layer (src/README); every header is included by its name
+SRC_DIRS = core bind runtime scan sql stream
+PG_CPPFLAGS = -DMR_IN_SERVER -I$(srcdir)/src $(addprefix -I$(srcdir)/src/,$(SRC_DIRS))
 ifeq ($(WERROR),1)
 PG_CFLAGS += -Werror
 endif

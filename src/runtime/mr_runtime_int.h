@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * mr_exec_int.h
+ * mr_runtime_int.h
  *	  The MATCH_RECOGNIZE runtime's private header: the runtime's state
  *	  (MrRuntime, the retained rows, the automaton lane's conditions), the
  *	  small helpers that the per-row paths inline, and the functions the
@@ -29,8 +29,8 @@
  * (window_trim(), measure_at_last_row(), dfa_reset()).
  *-------------------------------------------------------------------------
  */
-#ifndef MR_EXEC_INT_H
-#define MR_EXEC_INT_H
+#ifndef MR_RUNTIME_INT_H
+#define MR_RUNTIME_INT_H
 
 #include "postgres.h"
 
@@ -41,7 +41,7 @@
 #include "utils/fmgrprotos.h"
 
 #include "mr_dfa.h"
-#include "mr_exec.h"
+#include "mr_runtime.h"
 
 /*
  * A retained row: the input columns the query reads, deformed.  A released
@@ -582,4 +582,4 @@ dfa_step_appended(MrRuntime *rt, const MrRow *row)
 	return false;
 }
 
-#endif							/* MR_EXEC_INT_H */
+#endif							/* MR_RUNTIME_INT_H */

@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * mr_sql.c
+ * mr_rewrite_sql.c
  *	  The statement rewriter: match_recognize_sql(text) and
  *	  match_recognize_create_view(name, query).
  *

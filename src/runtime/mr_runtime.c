@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * mr_exec.c
+ * mr_runtime.c
  *	  The MATCH_RECOGNIZE runtime: partitions, the retained-row window, the
  *	  matcher, AFTER MATCH SKIP, and output rows.  DEFINE and MEASURES
  *	  evaluation is in mr_eval.c, the automaton lane (DFA mode) in
@@ -37,7 +37,7 @@
 #include "utils/typcache.h"
 
 #include "match_recognize.h"
-#include "mr_exec_int.h"
+#include "mr_runtime_int.h"
 
 /* ---------- row window ---------- */
 

@@ -25,7 +25,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "mr_exec.h"
+#include "mr_runtime.h"
 
 PG_FUNCTION_INFO_V1(match_recognize);
 PG_FUNCTION_INFO_V1(match_recognize_bound);

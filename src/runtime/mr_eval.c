@@ -37,7 +37,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "mr_exec_int.h"
+#include "mr_runtime_int.h"
 
 static Datum eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
 						  ParamListInfo params, bool *isnull);

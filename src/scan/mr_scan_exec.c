@@ -37,7 +37,7 @@
 #include "utils/memutils.h"
 
 #include "match_recognize.h"
-#include "mr_exec.h"
+#include "mr_runtime.h"
 #include "mr_scan.h"
 
 typedef struct MrQueuedRow

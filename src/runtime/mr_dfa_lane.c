@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * mr_exec_dfa.c
+ * mr_dfa_lane.c
  *	  The MATCH_RECOGNIZE runtime's automaton lane (DFA mode, mr_dfa.h):
  *	  whether a query qualifies, its DEFINEs turned into comparisons that
  *	  give a row's mask, the driver that feeds rows to the cached automaton,
@@ -37,7 +37,7 @@
 #include "utils/memutils.h"
 
 #include "match_recognize.h"
-#include "mr_exec_int.h"
+#include "mr_runtime_int.h"
 
 /* ---------- DFA mode ---------- */
 

@@ -1,12 +1,12 @@
 /*-------------------------------------------------------------------------
- * mr_exec.h
+ * mr_runtime.h
  *	  Run a compiled MATCH_RECOGNIZE query over input rows that arrive in
  *	  PARTITION BY / ORDER BY order, one at a time, from any source (SPI
  *	  cursor, a plan child, a logical decoding stream).
  *-------------------------------------------------------------------------
  */
-#ifndef MR_EXEC_H
-#define MR_EXEC_H
+#ifndef MR_RUNTIME_H
+#define MR_RUNTIME_H
 
 #include "postgres.h"
 
@@ -122,4 +122,4 @@ extern void mr_runtime_destroy(MrRuntime *rt);
 
 extern void mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats);
 
-#endif							/* MR_EXEC_H */
+#endif							/* MR_RUNTIME_H */
