@@ -13,12 +13,12 @@
 #ifndef MR_API_H
 #define MR_API_H
 
-#include "postgres.h"
-
 #include "access/tupdesc.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
+
+#include "match_recognize.h"
 
 /*
  * Where a clause text came from, so that error positions can point into the

@@ -24,13 +24,11 @@
 #ifndef MR_BIND_H
 #define MR_BIND_H
 
-#include "postgres.h"
-
 #include "executor/execdesc.h"
 #include "nodes/execnodes.h"
 #include "nodes/params.h"
 
-#include "mr_agg.h"
+#include "mr_agg_desc.h"
 #include "mr_api.h"
 #include "mr_clause.h"
 #include "mr_match.h"

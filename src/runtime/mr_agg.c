@@ -3,11 +3,11 @@
  *	  Running and final aggregates over the rows of a match (see mr_agg.h).
  *
  * Design: this is the per-aggregate part of nodeWindowAgg.c's handling of
- * plain aggregates over a growing frame, without the frame logic.
- * mr_agg_prepare() reads pg_aggregate once per query, resolves a polymorphic
- * transition type and builds FmgrInfos whose fn_expr describes the actual
- * argument types (so polymorphic transition and final functions work).  A
- * state owns two child contexts of the caller's context:
+ * plain aggregates over a growing frame, without the frame logic.  The
+ * bind (mr_agg_desc.c) has read pg_aggregate; a state calls the functions
+ * it names through FmgrInfos of its own, whose fn_expr describes the
+ * actual argument types (so polymorphic transition and final functions
+ * work).  A state owns two child contexts of the caller's context:
  *
  *	- aggcontext holds the transition value (and anything a transition
  *	  function with an `internal` state allocates there); it is what
@@ -22,56 +22,25 @@
  * old one freed, exactly as advance_windowaggregate() does, so each row costs
  * one transition call and the memory of a state does not grow with garbage.
  * Final functions may be called after any row, and transition calls may
- * follow; aggregates whose final function is not read-only (aggfinalmodify
- * 'w', or 's' which only permits repeated final calls on an ending state)
- * are rejected, as PostgreSQL rejects them as window functions.
+ * follow (the bind admits only aggregates whose final function allows it).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "access/htup_details.h"
-#include "catalog/objectaccess.h"
-#include "catalog/pg_aggregate.h"
-#include "catalog/pg_proc.h"
-#include "miscadmin.h"
 #include "nodes/execnodes.h"
-#include "parser/parse_agg.h"
-#include "parser/parse_coerce.h"
-#include "utils/acl.h"
-#include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/expandeddatum.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/regproc.h"
-#include "utils/syscache.h"
 
 #include "mr_agg.h"
-
-struct MrAggDesc
-{
-	Oid			aggfnoid;
-	int			numArguments;	/* inputs passed to the transition function */
-	int			numFinalArgs;	/* 1, or 1 + numArguments with FINALFUNC_EXTRA */
-	Oid			collation;		/* input collation of the call */
-
-	FmgrInfo	transfn;
-	FmgrInfo	finalfn;
-	bool		hasFinalfn;
-
-	Oid			transtype;
-	int16		transtypeLen;
-	bool		transtypeByVal;
-
-	Datum		initValue;		/* in the query's context */
-	bool		initValueIsNull;
-};
 
 struct MrAggState
 {
 	MemoryContext aggcontext;	/* transition value lives here */
 	MemoryContext tmpcontext;	/* scratch for function calls */
 	WindowAggState *winstate;	/* fcinfo->context for AggCheckCallContext */
+	FmgrInfo	transfn;
+	FmgrInfo	finalfn;
 	FunctionCallInfo transfcinfo;
 	FunctionCallInfo finalfcinfo;
 
@@ -80,188 +49,9 @@ struct MrAggState
 	bool		noTransValue;	/* no input seen yet with null initval */
 };
 
-/* like nodeAgg.c's GetAggInitVal: text literal -> value of the transtype */
-static Datum
-mr_agg_init_value(Datum textInitVal, Oid transtype)
-{
-	Oid			typinput;
-	Oid			typioparam;
-	char	   *strInitVal;
-	Datum		initVal;
-
-	getTypeInputInfo(transtype, &typinput, &typioparam);
-	strInitVal = TextDatumGetCString(textInitVal);
-	initVal = OidInputFunctionCall(typinput, strInitVal, typioparam, -1);
-	pfree(strInitVal);
-	return initVal;
-}
-
-/* ExecInitAgg's permission check of a component function */
-static void
-check_component_fn(Oid fnoid, Oid aggOwner)
-{
-	AclResult	aclresult;
-
-	aclresult = pg_proc_aclcheck(fnoid, aggOwner, ACL_EXECUTE);
-	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(fnoid));
-	InvokeFunctionExecuteHook(fnoid);
-}
-
-MrAggDesc *
-mr_agg_prepare(Aggref *aggref)
-{
-	MrAggDesc  *desc;
-	HeapTuple	aggTuple;
-	HeapTuple	procTuple;
-	Form_pg_aggregate aggform;
-	Oid			aggOwner;
-	Oid			transfn_oid;
-	Oid			finalfn_oid;
-	bool		finalfnExtraArgs;
-	char		finalmodify;
-	Oid			aggtranstype;
-	Oid			inputTypes[FUNC_MAX_ARGS];
-	int			numArguments;
-	Expr	   *transfnexpr;
-	Expr	   *finalfnexpr;
-	Datum		textInitVal;
-	bool		initIsNull;
-	AclResult	aclresult;
-
-	if (aggref->aggkind != AGGKIND_NORMAL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("ordered-set aggregate %s is not supported in MATCH_RECOGNIZE",
-						format_procedure(aggref->aggfnoid))));
-	if (aggref->aggdistinct != NIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("DISTINCT is not supported in aggregates in MATCH_RECOGNIZE")));
-	if (aggref->aggorder != NIL)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("ORDER BY inside an aggregate call is not supported in MATCH_RECOGNIZE")));
-
-	/* permission to call the aggregate, as in ExecInitAgg */
-	aclresult = pg_proc_aclcheck(aggref->aggfnoid, GetUserId(), ACL_EXECUTE);
-	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, OBJECT_AGGREGATE,
-					   get_func_name(aggref->aggfnoid));
-	InvokeFunctionExecuteHook(aggref->aggfnoid);
-
-	aggTuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggref->aggfnoid));
-	if (!HeapTupleIsValid(aggTuple))
-		elog(ERROR, "cache lookup failed for aggregate %u", aggref->aggfnoid);
-	aggform = (Form_pg_aggregate) GETSTRUCT(aggTuple);
-
-	transfn_oid = aggform->aggtransfn;
-	finalfn_oid = aggform->aggfinalfn;
-	finalfnExtraArgs = aggform->aggfinalextra;
-	finalmodify = aggform->aggfinalmodify;
-
-	/*
-	 * The final function may run after every row and the transition function
-	 * again after it, so it must leave the transition value alone: like
-	 * initialize_peragg() for window aggregates, accept only READ_ONLY
-	 * (SHAREABLE only allows repeated final calls on an ending state).
-	 */
-	if (finalmodify != AGGMODIFY_READ_ONLY)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("aggregate function %s does not support running evaluation in MATCH_RECOGNIZE",
-						format_procedure(aggref->aggfnoid))));
-
-	/* the aggregate owner must be allowed to call the component functions */
-	procTuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(aggref->aggfnoid));
-	if (!HeapTupleIsValid(procTuple))
-		elog(ERROR, "cache lookup failed for function %u", aggref->aggfnoid);
-	aggOwner = ((Form_pg_proc) GETSTRUCT(procTuple))->proowner;
-	ReleaseSysCache(procTuple);
-
-	check_component_fn(transfn_oid, aggOwner);
-	if (OidIsValid(finalfn_oid))
-		check_component_fn(finalfn_oid, aggOwner);
-
-	/* actual input types, and the transition type they imply */
-	numArguments = get_aggregate_argtypes(aggref, inputTypes);
-	aggtranstype = resolve_aggregate_transtype(aggref->aggfnoid,
-											   aggform->aggtranstype,
-											   inputTypes,
-											   numArguments);
-
-	desc = (MrAggDesc *) palloc0(sizeof(MrAggDesc));
-	desc->aggfnoid = aggref->aggfnoid;
-	desc->numArguments = numArguments;
-	desc->numFinalArgs = 1 + (finalfnExtraArgs ? numArguments : 0);
-	desc->collation = aggref->inputcollid;
-	desc->transtype = aggtranstype;
-	get_typlenbyval(aggtranstype, &desc->transtypeLen, &desc->transtypeByVal);
-
-	/* FmgrInfos with expression trees, for get_fn_expr_argtype() */
-	build_aggregate_transfn_expr(inputTypes,
-								 numArguments,
-								 0,
-								 aggref->aggvariadic,
-								 aggtranstype,
-								 aggref->inputcollid,
-								 transfn_oid,
-								 InvalidOid,
-								 &transfnexpr,
-								 NULL);
-	fmgr_info(transfn_oid, &desc->transfn);
-	fmgr_info_set_expr((Node *) transfnexpr, &desc->transfn);
-
-	if (OidIsValid(finalfn_oid))
-	{
-		build_aggregate_finalfn_expr(inputTypes,
-									 desc->numFinalArgs,
-									 aggtranstype,
-									 aggref->aggtype,
-									 aggref->inputcollid,
-									 finalfn_oid,
-									 &finalfnexpr);
-		fmgr_info(finalfn_oid, &desc->finalfn);
-		fmgr_info_set_expr((Node *) finalfnexpr, &desc->finalfn);
-		desc->hasFinalfn = true;
-	}
-
-	textInitVal = SysCacheGetAttr(AGGFNOID, aggTuple,
-								  Anum_pg_aggregate_agginitval, &initIsNull);
-	desc->initValueIsNull = initIsNull;
-	desc->initValue = initIsNull ? (Datum) 0 :
-		mr_agg_init_value(textInitVal, aggtranstype);
-
-	ReleaseSysCache(aggTuple);
-
-	/*
-	 * A strict transition function with a null initial value takes the first
-	 * non-null input as the transition value, so the input type must be
-	 * binary-compatible with the transition type (CREATE AGGREGATE checks
-	 * this too, but polymorphism can defeat that check, as in ExecInitAgg).
-	 */
-	if (desc->transfn.fn_strict && desc->initValueIsNull)
-	{
-		if (numArguments < 1 ||
-			!IsBinaryCoercible(inputTypes[0], aggtranstype))
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_FUNCTION_DEFINITION),
-					 errmsg("aggregate %u needs to have compatible input type and transition type",
-							aggref->aggfnoid)));
-	}
-
-	return desc;
-}
-
-int
-mr_agg_nargs(MrAggDesc *desc)
-{
-	return desc->numArguments;
-}
-
 /* set the transition value to the initial value; aggcontext is empty */
 static void
-init_trans_value(MrAggDesc *desc, MrAggState *state)
+init_trans_value(const MrAggDesc *desc, MrAggState *state)
 {
 	if (desc->initValueIsNull)
 		state->transValue = (Datum) 0;
@@ -279,7 +69,7 @@ init_trans_value(MrAggDesc *desc, MrAggState *state)
 }
 
 MrAggState *
-mr_agg_start(MrAggDesc *desc, MemoryContext cxt)
+mr_agg_start(const MrAggDesc *desc, MemoryContext cxt)
 {
 	MrAggState *state;
 	MemoryContext oldcxt;
@@ -297,16 +87,20 @@ mr_agg_start(MrAggDesc *desc, MemoryContext cxt)
 	state->winstate = makeNode(WindowAggState);
 	state->winstate->aggcontext = state->aggcontext;
 
+	fmgr_info(desc->transfn_oid, &state->transfn);
+	fmgr_info_set_expr((Node *) desc->transfn_expr, &state->transfn);
 	state->transfcinfo = (FunctionCallInfo)
 		palloc0(SizeForFunctionCallInfo(desc->numArguments + 1));
-	InitFunctionCallInfoData(*state->transfcinfo, &desc->transfn,
+	InitFunctionCallInfoData(*state->transfcinfo, &state->transfn,
 							 desc->numArguments + 1, desc->collation,
 							 (Node *) state->winstate, NULL);
 	if (desc->hasFinalfn)
 	{
+		fmgr_info(desc->finalfn_oid, &state->finalfn);
+		fmgr_info_set_expr((Node *) desc->finalfn_expr, &state->finalfn);
 		state->finalfcinfo = (FunctionCallInfo)
 			palloc0(SizeForFunctionCallInfo(desc->numFinalArgs));
-		InitFunctionCallInfoData(*state->finalfcinfo, &desc->finalfn,
+		InitFunctionCallInfoData(*state->finalfcinfo, &state->finalfn,
 								 desc->numFinalArgs, desc->collation,
 								 (Node *) state->winstate, NULL);
 	}
@@ -318,7 +112,7 @@ mr_agg_start(MrAggDesc *desc, MemoryContext cxt)
 }
 
 void
-mr_agg_restart(MrAggDesc *desc, MrAggState *state)
+mr_agg_restart(const MrAggDesc *desc, MrAggState *state)
 {
 	MemoryContextReset(state->aggcontext);
 	MemoryContextReset(state->tmpcontext);
@@ -326,7 +120,7 @@ mr_agg_restart(MrAggDesc *desc, MrAggState *state)
 }
 
 void
-mr_agg_advance(MrAggDesc *desc, MrAggState *state,
+mr_agg_advance(const MrAggDesc *desc, MrAggState *state,
 			   Datum *args, bool *nulls)
 {
 	FunctionCallInfo fcinfo = state->transfcinfo;
@@ -335,7 +129,7 @@ mr_agg_advance(MrAggDesc *desc, MrAggState *state,
 	Datum		newVal;
 	int			i;
 
-	if (desc->transfn.fn_strict)
+	if (desc->transfn_strict)
 	{
 		/* a strict transition function ignores rows with a null input */
 		for (i = 0; i < numArguments; i++)
@@ -418,7 +212,7 @@ mr_agg_advance(MrAggDesc *desc, MrAggState *state,
 }
 
 Datum
-mr_agg_result(MrAggDesc *desc, MrAggState *state, bool *isnull)
+mr_agg_result(const MrAggDesc *desc, MrAggState *state, bool *isnull)
 {
 	FunctionCallInfo fcinfo;
 	MemoryContext oldcxt;
@@ -453,7 +247,7 @@ mr_agg_result(MrAggDesc *desc, MrAggState *state, bool *isnull)
 		anynull = true;
 	}
 
-	if (desc->finalfn.fn_strict && anynull)
+	if (desc->finalfn_strict && anynull)
 	{
 		*isnull = true;
 		return (Datum) 0;

@@ -5,7 +5,7 @@
  *	  give a row's mask, the driver that feeds rows to the cached automaton,
  *	  and the settling of its decided matches.
  *
- * DFA mode (see MrRow in mr_exec_int.h): for a query whose pattern the
+ * DFA mode (see MrRow in mr_runtime_int.h): for a query whose pattern the
  * automaton supports, under MR_DEDUP_STATE, without WITHIN, and whose
  * DEFINEs are all inline comparisons of the current row's columns (and
  * physical PREV/NEXT), every variable's DEFINE is computed once per row
@@ -17,7 +17,7 @@
  * after a skip, every row when dfa_fast does not hold (a DEFINE reads NEXT,
  * or WITH UNMATCHED ROWS), the partition's end, and decided matches.
  *
- * Invariants (besides the row window's, mr_exec.c):
+ * Invariants (besides the row window's, mr_runtime.c):
  *  - a row's mask is computed once (DFA_MASK_KNOWN marks it), so a row fed
  *    again after AFTER MATCH SKIP keeps it;
  *  - ring_trans holds, beside each retained row, the transition that
@@ -25,7 +25,7 @@
  *    thread stay in the window (needed_from; released in batches of
  *    DFA_TRIM_BATCH rows), as mr_dfa_read_back() needs;
  *  - the results are those of the general driver (drive_matcher(),
- *    mr_exec.c): settle_match_lean() is settle_match() for the ONE ROW PER
+ *    mr_runtime.c): settle_match_lean() is settle_match() for the ONE ROW PER
  *    MATCH queries that need no labels, and dfa_run() is drive_matcher()'s
  *    feeding branch; only the custom scan asks for DFA mode, so the
  *    function path (mr_srf.c) stays an independent reference for it.

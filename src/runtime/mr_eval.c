@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * mr_eval.c
  *	  DEFINE, MEASURES and aggregate evaluation for the MATCH_RECOGNIZE
- *	  runtime (mr_exec.c): row expressions over the retained rows, lowered
+ *	  runtime (mr_runtime.c): row expressions over the retained rows, lowered
  *	  expressions (with their slots as parameters, or a planned query for a
  *	  subquery), the fast conditions, the matcher's DEFINE callback, the
  *	  measures of a match and its aggregates.

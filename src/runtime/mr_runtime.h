@@ -8,10 +8,9 @@
 #ifndef MR_RUNTIME_H
 #define MR_RUNTIME_H
 
-#include "postgres.h"
-
 #include "executor/tuptable.h"
 
+#include "match_recognize.h"
 #include "mr_bind.h"
 
 /*
@@ -121,5 +120,11 @@ extern bool mr_runtime_uses_dfa(MrRuntime *rt);
 extern void mr_runtime_destroy(MrRuntime *rt);
 
 extern void mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats);
+
+/*
+ * A copy of a value that depends on nothing else, in the current memory
+ * context: a varlena fetched from TOAST, decompressed and flattened.
+ */
+extern Datum mr_datum_copy_flat(Datum value, bool typbyval, int typlen);
 
 #endif							/* MR_RUNTIME_H */

@@ -4,27 +4,31 @@
  *	  (MrRuntime, the retained rows, the automaton lane's conditions), the
  *	  small helpers that the per-row paths inline, and the functions the
  *	  runtime's files share.  Only those files include it; the rest of the
- *	  extension sees the runtime through mr_exec.h.
+ *	  extension sees the runtime through mr_runtime.h.
  *
- * The runtime (see mr_exec.c for its design and invariants) is split in
- * files of one job each:
+ * The runtime (see mr_runtime.c for its design and invariants) is split in
+ * files of one job each, each calling only the ones listed below it:
  *
- *	mr_exec.c		creation, partitions, the row window, mr_runtime_push()
+ *	mr_runtime.c	creation, partitions, the row window, mr_runtime_push()
  *					and mr_runtime_finish(), the general driver (the matcher
- *					of mr_match.h), AFTER MATCH SKIP, output rows, the
- *					streaming checkpoint/restore API and the statistics
+ *					of mr_match.h), the streaming checkpoint/restore API and
+ *					the statistics
+ *	mr_dfa_lane.c	the automaton lane (DFA mode, mr_dfa.h): whether a query
+ *					qualifies, its DEFINEs as comparisons, feeding rows,
+ *					settling decided matches the lean way
+ *	mr_settle.c		settling a decided match: unmatched rows, output rows,
+ *					AFTER MATCH SKIP
  *	mr_eval.c		DEFINE, MEASURES and aggregate evaluation: row and
  *					lowered expressions, the fast conditions, the matcher's
  *					DEFINE callback
- *	mr_exec_dfa.c	the automaton lane (DFA mode, mr_dfa.h): whether a query
- *					qualifies, its DEFINEs as comparisons, feeding rows,
- *					settling decided matches
+ *	mr_agg.c		aggregate states (PostgreSQL's transition and final
+ *					functions)
  *
  * Performance: what every input row runs must not become a call from one
  * of these files into another.  mr_runtime_push() inlines the partition
  * check, window_append() and, in DFA mode, the row's mask
  * (dfa_mask_simple()) and the automaton's step (dfa_step_appended(),
- * mr_dfa_run_step()); so these are either in mr_exec.c or static inline
+ * mr_dfa_run_step()); so these are either in mr_runtime.c or static inline
  * here, as are the helpers the per-match paths of the automaton lane use
  * (window_trim(), measure_at_last_row(), dfa_reset()).
  *-------------------------------------------------------------------------
@@ -32,14 +36,13 @@
 #ifndef MR_RUNTIME_INT_H
 #define MR_RUNTIME_INT_H
 
-#include "postgres.h"
-
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
 #include "nodes/params.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 
+#include "mr_agg.h"
 #include "mr_dfa.h"
 #include "mr_runtime.h"
 
@@ -296,7 +299,7 @@ typedef struct MatchView
 #pragma GCC visibility push(hidden)
 #endif
 
-/* mr_exec.c */
+/* mr_settle.c */
 extern void emit_unmatched_upto(MrRuntime *rt, int64 upto);
 extern int64 skip_position(MrRuntime *rt, MrMatch *m);
 extern void too_many_threads(void);
@@ -308,7 +311,7 @@ extern void eval_measures(MrRuntime *rt, const MatchView *mv);
 extern void advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final);
 extern void restart_aggs(MrRuntime *rt);
 
-/* mr_exec_dfa.c */
+/* mr_dfa_lane.c */
 extern const MrDfaTrans *dfa_build(MrRuntime *rt, uint32 mask);
 extern void drive_dfa(MrRuntime *rt);
 extern bool dfa_qualifies(MrRuntime *rt);

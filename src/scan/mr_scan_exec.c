@@ -4,7 +4,7 @@
  *
  * The node pulls rows from its input (the subplan named by plan_id, whose
  * PlanState the executor created with the other subplans), pushes each into
- * the runtime (mr_exec.c) and returns the rows the runtime emits, one at a
+ * the runtime (mr_runtime.c) and returns the rows the runtime emits, one at a
  * time, from a small queue.  Nothing is materialized beyond the runtime's
  * retained-row window and the rows emitted for one input row, so LIMIT
  * stops reading input as soon as it has its rows.

@@ -32,9 +32,7 @@
  * the function scan paths are removed.  Every relation, function, operator
  * and type the analyses use becomes a plan dependency.
  *
- * The OIDs of our functions are looked up in the extension's schema once
- * per backend and forgotten on any pg_proc invalidation (the extension may
- * be dropped, recreated or not exist at all).
+ * The OIDs of our functions come from mr_functions() (mr_extension.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -77,73 +75,6 @@
 #include "mr_scan.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
-
-/* ---------- our functions ---------- */
-
-typedef struct MrFunctionOids
-{
-	bool		known;
-	Oid			text;			/* match_recognize(text) */
-	Oid			text_params;	/* match_recognize(text, VARIADIC "any") */
-	Oid			bound;			/* match_recognize_bound(text, VARIADIC boolean[]) */
-	Oid			bound_scan;		/* match_recognize_bound_scan(internal) */
-	Oid			slot;			/* match_recognize_slot(integer, anyelement) */
-} MrFunctionOids;
-
-static MrFunctionOids mr_fns;
-
-static void
-mr_fn_oid_invalidate(Datum arg, int cacheid, uint32 hashvalue)
-{
-	mr_fns.known = false;
-}
-
-static Oid
-mr_lookup_fn(Oid nsp, const char *name, Oid t1, Oid t2, int nargs)
-{
-	Oid			argtypes[2] = {t1, t2};
-
-	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
-						   CStringGetDatum(name),
-						   PointerGetDatum(buildoidvector(argtypes, nargs)),
-						   ObjectIdGetDatum(nsp));
-}
-
-/* our functions' OIDs (all InvalidOid without the extension) */
-static const MrFunctionOids *
-mr_functions(void)
-{
-	if (!mr_fns.known)
-	{
-		Oid			ext = get_extension_oid("match_recognize", true);
-
-		memset(&mr_fns, 0, sizeof(mr_fns));
-		if (OidIsValid(ext))
-		{
-			Oid			nsp = mr_extension_schema(ext);
-
-			mr_fns.text = mr_lookup_fn(nsp, "match_recognize", TEXTOID, InvalidOid, 1);
-			mr_fns.text_params = mr_lookup_fn(nsp, "match_recognize", TEXTOID, ANYOID, 2);
-			mr_fns.bound = mr_lookup_fn(nsp, "match_recognize_bound", TEXTOID, BOOLARRAYOID, 2);
-			mr_fns.bound_scan = mr_lookup_fn(nsp, "match_recognize_bound_scan", INTERNALOID, InvalidOid, 1);
-			mr_fns.slot = mr_lookup_fn(nsp, "match_recognize_slot", INT4OID, ANYELEMENTOID, 2);
-		}
-		mr_fns.known = true;
-	}
-	return &mr_fns;
-}
-
-Oid
-mr_bound_function_oid(void)
-{
-	return mr_functions()->bound;
-}
-
-Oid
-mr_slot_function_oid(void)
-{
-	return mr_functions()->slot;
-}
 
 /* ---------- bound calls: from the support function to the hook ---------- */
 
@@ -966,7 +897,6 @@ void
 mr_scan_init(void)
 {
 	RegisterCustomScanMethods(&mr_scan_plan_methods);
-	CacheRegisterSyscacheCallback(PROCOID, mr_fn_oid_invalidate, (Datum) 0);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = mr_set_rel_pathlist;
 }

@@ -34,6 +34,7 @@
 #include "utils/memutils.h"
 
 #include "match_recognize.h"
+#include "mr_sql.h"
 
 #define MR_HINT_MAX_TAG 64
 

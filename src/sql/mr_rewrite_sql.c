@@ -71,7 +71,6 @@
 #include "match_recognize.h"
 #include "mr_api.h"
 #include "mr_rewrite.h"
-#include "mr_scan.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_sql);
 PG_FUNCTION_INFO_V1(match_recognize_create_view);
@@ -595,7 +594,7 @@ mr_encode_slots_mutator(Node *node, void *context)
 		return NULL;
 	check_stack_depth();
 	/* a bound call nested in a part has its own parts, already encoded */
-	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == mr_bound_function_oid())
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == mr_functions()->bound)
 		return copyObject(node);
 	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
 	{
@@ -606,7 +605,7 @@ mr_encode_slots_mutator(Node *node, void *context)
 		FuncExpr   *f;
 
 		get_typlenbyval(p->paramtype, &typlen, &byval);
-		f = makeFuncExpr(mr_slot_function_oid(), p->paramtype,
+		f = makeFuncExpr(mr_functions()->slot, p->paramtype,
 						 list_make2(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
 											  Int32GetDatum(p->paramid), false, true),
 									makeConst(p->paramtype, p->paramtypmod, coll, typlen,
@@ -663,7 +662,7 @@ mr_inject_walker(Node *node, InjectCtx *cx)
 			int			i;
 
 			/* the placeholder's parts: ARRAY[]::boolean[] */
-			if (!IsA(f, FuncExpr) || f->funcid != mr_bound_function_oid() ||
+			if (!IsA(f, FuncExpr) || f->funcid != mr_functions()->bound ||
 				list_length(f->args) != 2 || !IsA(linitial(f->args), Const) ||
 				!IsA(lsecond(f->args), ArrayExpr) ||
 				((ArrayExpr *) lsecond(f->args))->elements != NIL)
