@@ -6,6 +6,7 @@
 #   make unitcheck              C unit tests of src/core, standalone, with ASan/UBSan
 #   make fuzz / fuzzcheck       libFuzzer targets of src/core (FUZZ_SECONDS each)
 #   make conformance            test/conformance runner against the PG* server
+#   make check-layers           the layering rule of src/README, over the objects
 #
 # WERROR=1 turns compiler warnings into errors (CI sets it).
 
@@ -36,6 +37,12 @@ EXTRA_CLEAN = test/unit/build test/fuzz/build results/ regression.diffs \
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# the code uses APIs of PostgreSQL 15 that other major versions lack or
+# changed (src/match_recognize.h says which)
+ifneq ($(MAJORVERSION),15)
+$(error match_recognize builds for PostgreSQL 15 only, and $(PG_CONFIG) is PostgreSQL $(VERSION))
+endif
 
 # PGXS tracks no header dependencies: rebuild every object when any header
 # changes (a stale object with an old struct layout crashes the backend)
@@ -77,6 +84,14 @@ ifneq ($(wildcard t/*.pl),)
 else
 	@echo "tapcheck: no t/*.pl"
 endif
+
+# ---------------------------------------------------------------------------
+# The layering rule (src/README): no layer calls or includes a higher one,
+# no files of one layer call each other in a cycle; read from the objects'
+# symbol tables and the sources' includes.
+.PHONY: check-layers
+check-layers: $(OBJS)
+	python3 $(srcdir)/tools/check_layers.py $(OBJS)
 
 # ---------------------------------------------------------------------------
 # Unit tests: src/core/ is plain C99 (see src/core/mr_port.h), so each

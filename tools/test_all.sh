@@ -6,6 +6,7 @@
 # with warnings as errors, installs the extension, then runs
 #
 #   unit         make unitcheck (src/core standalone, ASan/UBSan)
+#   layers       make check-layers: the layering rule of src/README
 #   fuzz         make fuzzcheck, FUZZ_SECONDS (default 15) per target
 #   regress      make installcheck (sql/ + expected/)
 #   stream       make installcheck-stream (sql_tests/), when it has tests
@@ -210,6 +211,15 @@ elif make unitcheck PG_CONFIG="$MR_PG_CONFIG"; then
 	record unit passed
 else
 	record unit failed
+fi
+
+mr_log "layers: make check-layers"
+if [ $built = no ]; then
+	record layers skipped "build failed"
+elif make check-layers PG_CONFIG="$MR_PG_CONFIG"; then
+	record layers passed
+else
+	record layers failed
 fi
 
 mr_log "fuzz: make fuzzcheck FUZZ_SECONDS=${FUZZ_SECONDS:-15}"
