@@ -25,7 +25,7 @@
  * (fragment_for_use): statement parameters replaced by their values,
  * subqueries locked and rewritten.
  *
- * Classification kept here for the matcher (MrQuery.dedup, classify_slot):
+ * Classification kept here for the matcher (MrBoundQuery.dedup, classify_slot):
  * a DEFINE is path-independent when every slot it reads is determined by
  * the candidate row alone -- the universal or the defined variable's LAST
  * with offset 0, physical PREV/NEXT from there, CLASSIFIER() of the
@@ -43,7 +43,6 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
-#include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -108,7 +107,7 @@ static const char *const special_names[] = {
 
 typedef struct LowerCtx
 {
-	MrQuery    *q;
+	MrBoundQuery *q;
 	const char *frag;			/* "SELECT " + span (with markers blanked) */
 	int			prefix;			/* bytes before the span in frag */
 	int			span_start;		/* byte offset of the span in q->text */
@@ -139,7 +138,7 @@ typedef struct LowerCtx
 
 static Node *lower_node(LowerCtx *cx, Node *node);
 static Node *lower_classifier(LowerCtx *cx, FuncCall *fc);
-static char *input_text(MrQuery *q);
+static char *input_text(MrBoundQuery *q);
 
 /* ---------- binding: recorded analyses, replay, statement parameters ---------- */
 
@@ -185,14 +184,14 @@ bound_mismatch(const char *what, const char *detail)
 
 /* record mode: keep an analysis (the caller may still complete it in place) */
 static void
-record_analysis(MrQuery *q, Query *qry)
+record_analysis(MrBoundQuery *q, Query *qry)
 {
 	q->bs->analyses = lappend(q->bs->analyses, qry);
 }
 
 /* replay mode: the next analysis */
 static Query *
-take_analysis(MrQuery *q, const char *what)
+take_analysis(MrBoundQuery *q, const char *what)
 {
 	MrBindState *bs = q->bs;
 	Node	   *n;
@@ -299,7 +298,7 @@ load_decisions(MrBindState *bs)
 
 typedef struct MarkParamsCtx
 {
-	MrQuery    *q;
+	MrBoundQuery *q;
 	int			prefix;			/* bytes of the fragment before the span */
 	int			span_start;		/* byte offset of the span in q->text */
 } MarkParamsCtx;
@@ -347,7 +346,7 @@ mark_params_walker(Node *node, MarkParamsCtx *cx)
 }
 
 static void
-mark_params(MrQuery *q, Node *raw, int prefix, int span_start)
+mark_params(MrBoundQuery *q, Node *raw, int prefix, int span_start)
 {
 	MarkParamsCtx cx;
 
@@ -378,7 +377,7 @@ renumber_params_walker(Node *node, int *nengine)
  * deduction, the statement parameters' types are deduced as PREPARE does.
  */
 static Query *
-analyze_with_params(MrQuery *q, RawStmt *rs, const char *src,
+analyze_with_params(MrBoundQuery *q, RawStmt *rs, const char *src,
 					const Oid *engine_types, int nengine)
 {
 	MrBindState *bs = q->bs;
@@ -470,7 +469,7 @@ check_tree_walker(Node *node, CheckTreeCtx *cx)
 }
 
 static void
-check_tree(MrQuery *q, Query *qry, const char *what, const Oid *engine_types, int nengine)
+check_tree(MrBoundQuery *q, Query *qry, const char *what, const Oid *engine_types, int nengine)
 {
 	CheckTreeCtx cx;
 
@@ -531,7 +530,7 @@ subst_params(Query *qry, int base, int n, Node **repl)
  * as a plan of the query would be.
  */
 static Query *
-fragment_for_use(MrQuery *q, Query *qry, int nengine)
+fragment_for_use(MrBoundQuery *q, Query *qry, int nengine)
 {
 	MrBindState *bs = q->bs;
 	Query	   *use;
@@ -586,7 +585,7 @@ varset_universal(void)
 }
 
 static MrVarSet
-varset_for_var(MrQuery *q, int var)
+varset_for_var(MrBoundQuery *q, int var)
 {
 	MrVarSet	s;
 
@@ -599,7 +598,7 @@ varset_for_var(MrQuery *q, int var)
 }
 
 static MrVarSet
-varset_for_subset(MrQuery *q, int subset)
+varset_for_subset(MrBoundQuery *q, int subset)
 {
 	MrVarSet	s;
 	MrSubset   *sub = &q->clause->subsets[subset];
@@ -808,7 +807,7 @@ refuse_decorations(LowerCtx *cx, FuncCall *fc, MrSpecial sp)
  * use (a join without an alias, a subquery we gave our own alias).
  */
 static const char *
-input_refname(MrQuery *q, RangeVar **rv_out)
+input_refname(MrBoundQuery *q, RangeVar **rv_out)
 {
 	MrSpan		span = q->clause->input;
 	char	   *itext = input_text(q);
@@ -846,7 +845,7 @@ input_refname(MrQuery *q, RangeVar **rv_out)
 
 /* does a (folded) qualifier name the input FROM item? */
 static bool
-names_input(MrQuery *q, const char *qualifier)
+names_input(MrBoundQuery *q, const char *qualifier)
 {
 	RangeVar   *rv;
 	const char *ref = input_refname(q, &rv);
@@ -901,7 +900,7 @@ resolve_qualifier(LowerCtx *cx, int fragoff, bool of_column)
  * duplicate is harmless.
  */
 static int
-input_column(MrQuery *q, const char *name, int textpos)
+input_column(MrBoundQuery *q, const char *name, int textpos)
 {
 	int			i;
 	int			found = -1;
@@ -923,13 +922,14 @@ input_column(MrQuery *q, const char *name, int textpos)
 /* ---------- slots ---------- */
 
 static int
-new_slot(MrQuery *q)
+new_slot(MrBoundQuery *q)
 {
 	if (q->nslots % 16 == 0)
 		q->slots = q->slots ? repalloc(q->slots, sizeof(MrSlot) * (q->nslots + 16))
 			: palloc(sizeof(MrSlot) * 16);
 	memset(&q->slots[q->nslots], 0, sizeof(MrSlot));
 	q->slots[q->nslots].row.column = -1;
+	q->slots[q->nslots].row.exec = -1;
 	return q->nslots++;
 }
 
@@ -1456,6 +1456,7 @@ bind_agg_row_expr(LowerCtx *cx, Query *aggqry, Expr *expr, MrRowExpr *r)
 	r->type = exprType((Node *) expr);
 	r->typmod = exprTypmod((Node *) expr);
 	r->column = -1;
+	r->exec = cx->q->nexprs++;
 	if (checkExprHasSubLink((Node *) expr))
 	{
 		Query	   *sub = copyObject(aggqry);
@@ -1470,8 +1471,6 @@ bind_agg_row_expr(LowerCtx *cx, Query *aggqry, Expr *expr, MrRowExpr *r)
 	r->expr = expression_planner(expr);
 	if (IsA(r->expr, Param) && ((Param *) r->expr)->paramid <= cx->q->natts)
 		r->column = ((Param *) r->expr)->paramid - 1;
-	else
-		r->state = ExecInitExpr(r->expr, NULL);
 }
 
 static Node *
@@ -1922,7 +1921,7 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 
 		r->column = col;
 		r->expr = NULL;
-		r->state = NULL;
+		r->exec = -1;
 		r->type = TupleDescAttr(cx->q->input_desc, col)->atttypid;
 		r->typmod = TupleDescAttr(cx->q->input_desc, col)->atttypmod;
 		return;
@@ -1940,6 +1939,7 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 				 cx_position(cx, exprLocation(raw))));
 	tle = linitial(qry->targetList);
 	r->column = -1;
+	r->exec = cx->q->nexprs++;
 	r->type = exprType((Node *) tle->expr);
 	r->typmod = exprTypmod((Node *) tle->expr);
 	qry = fragment_for_use(cx->q, qry, cx->q->nrowparams);
@@ -1952,14 +1952,13 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 	tle = linitial(qry->targetList);
 	e = expression_planner(tle->expr);
 	r->expr = e;
-	r->state = ExecInitExpr(e, NULL);
 }
 
 /* ---------- classification ---------- */
 
 /* does the set hold every row of a match (the universal set or all variables)? */
 static bool
-set_is_every_row(MrQuery *q, const MrVarSet *set)
+set_is_every_row(MrBoundQuery *q, const MrVarSet *set)
 {
 	int			i;
 
@@ -1990,7 +1989,7 @@ set_is_every_row(MrQuery *q, const MrVarSet *set)
  * row of a match is mapped to one.
  */
 static void
-classify_slot(MrQuery *q, MrSlot *slot, int define_var, bool *path_dep, bool *start_dep)
+classify_slot(MrBoundQuery *q, MrSlot *slot, int define_var, bool *path_dep, bool *start_dep)
 {
 	bool		every;
 	bool		has_var;
@@ -2101,7 +2100,7 @@ make_fragment(LowerCtx *cx, MrSpan span, const char *prefix, const char *suffix)
 }
 
 static MrLowered *
-lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
+lower_expression(MrBoundQuery *q, MrSpan span, bool in_define, int define_var,
 				 Oid want_type, const char *what, const char *prefix,
 				 const char *suffix)
 {
@@ -2230,21 +2229,12 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 	lw->type = exprType(e);
 	lw->typmod = exprTypmod(e);
 	lw->collation = exprCollation(e);
-	lw->params = makeParamList(Max(lw->nslots, 1));
-	lw->params->numParams = lw->nslots;
-	for (i = 0; i < lw->nslots; i++)
-	{
-		lw->params->params[i].ptype = ptypes[i];
-		lw->params->params[i].pflags = PARAM_FLAG_CONST;
-	}
+	lw->exec = q->nexprs++;
 	qry = fragment_for_use(q, qry, lw->nslots);
 	if (qry->hasSubLinks)
 		lw->plan = pg_plan_query(qry, cx.frag, 0, NULL);
 	else
-	{
 		lw->expr = expression_planner(linitial_node(TargetEntry, qry->targetList)->expr);
-		lw->state = ExecInitExpr(lw->expr, NULL);
-	}
 	mr_errpos_pop(&errctx);
 	return lw;
 }
@@ -2255,7 +2245,7 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
  * it): "tk.x" for "t AS tk", "t.x" or "public.t.x" for the table t.
  */
 static void
-check_key_qualifier(MrQuery *q, ColumnRef *cref, MrSpan span)
+check_key_qualifier(MrBoundQuery *q, ColumnRef *cref, MrSpan span)
 {
 	RangeVar   *rv;
 	const char *ref = input_refname(q, &rv);
@@ -2289,7 +2279,7 @@ check_key_qualifier(MrQuery *q, ColumnRef *cref, MrSpan span)
 
 /* resolve a PARTITION BY / ORDER BY item to an input column */
 static int
-resolve_key_column(MrQuery *q, MrSpan span, const char *what)
+resolve_key_column(MrBoundQuery *q, MrSpan span, const char *what)
 {
 	LowerCtx	cx;
 	MrErrPosContext errctx;
@@ -2340,7 +2330,7 @@ resolve_key_column(MrQuery *q, MrSpan span, const char *what)
  * gets one, since PostgreSQL requires it (the standard does not).
  */
 static char *
-input_text(MrQuery *q)
+input_text(MrBoundQuery *q)
 {
 	MrSpan		span = q->clause->input;
 	int			len = span.end - span.start;
@@ -2397,7 +2387,7 @@ input_shape_problem(Query *qry)
  * keeps the names and types the text was written for (like a view's).
  */
 static void
-resolve_input(MrQuery *q)
+resolve_input(MrBoundQuery *q)
 {
 	MrSpan		span = q->clause->input;
 	const char *prefix = "SELECT * FROM ";
@@ -2477,7 +2467,7 @@ fold_alias(const MrName *n)
 }
 
 static void
-build_result(MrQuery *q)
+build_result(MrBoundQuery *q)
 {
 	MrClause   *c = q->clause;
 	bool		all_rows = c->rows_per_match != MR_ONE_ROW;
@@ -2546,7 +2536,7 @@ build_result(MrQuery *q)
  * user's bound expression keeps its own positions inside the fragment.
  */
 static void
-bind_within(MrQuery *q)
+bind_within(MrBoundQuery *q)
 {
 	MrClause   *c = q->clause;
 	const char *colname;
@@ -2593,11 +2583,11 @@ params_to_consts(MrBindState *bs, const MrBindOptions *opts)
 	}
 }
 
-MrQuery *
+MrBoundQuery *
 mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
 			  const MrBindOptions *opts)
 {
-	MrQuery    *q = palloc0(sizeof(MrQuery));
+	MrBoundQuery *q = palloc0(sizeof(MrBoundQuery));
 	MrBindState *bs = palloc0(sizeof(MrBindState));
 	MrBindState *outer_bs = cur_bs;
 	MrError		err;
@@ -2711,7 +2701,7 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
 
 /* ---------- mr_api.h ---------- */
 
-MrQuery *
+MrBoundQuery *
 mr_query_compile(const char *text, int len, const MrTextOrigin *origin)
 {
 	MrBindOptions opts;
@@ -2720,7 +2710,7 @@ mr_query_compile(const char *text, int len, const MrTextOrigin *origin)
 	return mr_bind_query(text, len, origin, &opts);
 }
 
-MrQuery *
+MrBoundQuery *
 mr_query_bind(const char *text, int len, const MrTextOrigin *origin,
 			  const MrBindOptions *opts)
 {
@@ -2728,13 +2718,13 @@ mr_query_bind(const char *text, int len, const MrTextOrigin *origin,
 }
 
 List *
-mr_query_analyses(MrQuery *q)
+mr_query_analyses(const MrBoundQuery *q)
 {
 	return q->bs->analyses;
 }
 
 int
-mr_query_params(MrQuery *q, const Oid **types)
+mr_query_params(const MrBoundQuery *q, const Oid **types)
 {
 	*types = q->bs->paramtypes;
 	return q->bs->nparams;
@@ -2746,7 +2736,7 @@ mr_query_params(MrQuery *q, const Oid **types)
  * type, in the column's collation), so it needs no name resolution.
  */
 Query *
-mr_query_input(MrQuery *q, Node **params)
+mr_query_input(const MrBoundQuery *q, Node **params)
 {
 	Query	   *iq;
 	int			i;
@@ -2787,9 +2777,92 @@ mr_query_input(MrQuery *q, Node **params)
 }
 
 TupleDesc
-mr_query_result_desc(MrQuery *q)
+mr_query_result_desc(const MrBoundQuery *q)
 {
 	return q->result_desc;
+}
+
+const char *
+mr_query_text(const MrBoundQuery *q)
+{
+	return q->text;
+}
+
+const MrClause *
+mr_query_clause(const MrBoundQuery *q)
+{
+	return q->clause;
+}
+
+const MrProgram *
+mr_query_program(const MrBoundQuery *q)
+{
+	return q->program;
+}
+
+TupleDesc
+mr_query_input_desc(const MrBoundQuery *q)
+{
+	return q->input_desc;
+}
+
+const Query *
+mr_query_input_query(const MrBoundQuery *q)
+{
+	return q->input_analysed;
+}
+
+int
+mr_query_partition_cols(const MrBoundQuery *q, const int **cols)
+{
+	*cols = q->partition_cols;
+	return q->npartition;
+}
+
+int
+mr_query_order_cols(const MrBoundQuery *q, const int **cols)
+{
+	*cols = q->order_cols;
+	return q->norder;
+}
+
+int
+mr_query_output_column_source(const MrBoundQuery *q, int i)
+{
+	Assert(i >= 0 && i < q->noutcols);
+	return q->outcols[i].input_column;
+}
+
+static bool
+row_expr_planned(const MrRowExpr *r)
+{
+	return r != NULL && r->plan != NULL;
+}
+
+bool
+mr_query_has_subqueries(const MrBoundQuery *q)
+{
+	int			i;
+
+	for (i = 0; i < q->clause->nvars; i++)
+		if (q->defines[i] && q->defines[i]->plan)
+			return true;
+	for (i = 0; i < q->clause->nmeasures; i++)
+		if (q->measures[i]->plan)
+			return true;
+	if (q->within && q->within->plan)
+		return true;
+	for (i = 0; i < q->nslots; i++)
+	{
+		const MrSlot *slot = &q->slots[i];
+
+		if (row_expr_planned(&slot->row) || row_expr_planned(slot->aggfilter))
+			return true;
+		for (int k = 0; k < slot->naggargs; k++)
+			if (row_expr_planned(&slot->aggargs[k]))
+				return true;
+	}
+	return false;
 }
 
 void

@@ -62,7 +62,7 @@ dfa_build(MrRuntime *rt, uint32 mask)
 static pg_attribute_always_inline void
 dfa_run(MrRuntime *rt, int64 limit)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	MrDfaRun   *r = &rt->dfa_search;
 	bool		unmatched_rows = q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED;
 
@@ -166,7 +166,7 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
 static int64
 settle_match_lean(MrRuntime *rt)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	const MrDfaRun *r = &rt->dfa_search;
 	MrMatch		m;
 	MrEmitInfo	info;
@@ -223,7 +223,7 @@ settle_match_lean(MrRuntime *rt)
 void
 drive_dfa(MrRuntime *rt)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	MrDfaRun   *r = &rt->dfa_search;
 
 	for (;;)
@@ -276,7 +276,7 @@ drive_dfa(MrRuntime *rt)
 bool
 dfa_qualifies(MrRuntime *rt)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	int			i,
 				k;
 

@@ -91,9 +91,9 @@ eval_row_expr_general(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 m
 	rt->rowparams->params[natts + 1].value = Int64GetDatum(match_number);
 	rt->rowparams->params[natts + 1].isnull = false;
 	if (r->plan)
-		return eval_planned(rt, r->plan, &r->qdesc, rt->rowparams, isnull);
+		return eval_planned(rt, r->plan, &rt->exec[r->exec].qdesc, rt->rowparams, isnull);
 	rt->econtext->ecxt_param_list_info = rt->rowparams;
-	return ExecEvalExpr(r->state, rt->econtext, isnull);
+	return ExecEvalExpr(rt->exec[r->exec].state, rt->econtext, isnull);
 }
 
 /* a plain column is read from the window without the general machinery */
@@ -155,21 +155,25 @@ eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
 }
 
 static Datum
-eval_lowered(MrRuntime *rt, MrLowered *lw, bool *isnull)
+eval_lowered(MrRuntime *rt, const MrLowered *lw, bool *isnull)
 {
+	MrExprExec *ex = &rt->exec[lw->exec];
+
 	if (lw->plan == NULL)
 	{
-		rt->econtext->ecxt_param_list_info = lw->params;
-		return ExecEvalExpr(lw->state, rt->econtext, isnull);
+		rt->econtext->ecxt_param_list_info = ex->params;
+		return ExecEvalExpr(ex->state, rt->econtext, isnull);
 	}
-	return eval_planned(rt, lw->plan, &lw->qdesc, lw->params, isnull);
+	return eval_planned(rt, lw->plan, &ex->qdesc, ex->params, isnull);
 }
 
-static void
-set_param(MrLowered *lw, int k, Datum v, bool isnull)
+static inline void
+set_param(MrRuntime *rt, const MrLowered *lw, int k, Datum v, bool isnull)
 {
-	lw->params->params[k].value = v;
-	lw->params->params[k].isnull = isnull;
+	ParamListInfo params = rt->exec[lw->exec].params;
+
+	params->params[k].value = v;
+	params->params[k].isnull = isnull;
 }
 
 /* ---------- aggregates ---------- */
@@ -455,7 +459,7 @@ eval_condition(MrRuntime *rt, MrLowered *lw, const DefineView *dv)
 		bool		n = true;
 
 		define_slot_value(rt, dv, lw->slots[k], &v, &n);
-		set_param(lw, k, v, n);
+		set_param(rt, lw, k, v, n);
 	}
 	d = eval_lowered(rt, lw, &isnull);
 	return !isnull && DatumGetBool(d);
@@ -529,7 +533,7 @@ bool
 define_callback(void *arg, int var, int64_t row, const MrPath *path)
 {
 	MrRuntime  *rt = (MrRuntime *) arg;
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	MrLowered  *lw = q->defines[var];
 	DefineView	dv;
 	bool		result = true;
@@ -675,7 +679,7 @@ measures_at_last_rows(MrRuntime *rt, int64 start, int64 end)
 void
 eval_measures(MrRuntime *rt, const MatchView *mv)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	int			i,
 				k;
 
@@ -725,7 +729,7 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 			bool		n = true;
 
 			measure_slot_value(rt, mv, lw->slots[k], &v, &n);
-			set_param(lw, k, v, n);
+			set_param(rt, lw, k, v, n);
 		}
 		rt->measure_values[i] = eval_lowered(rt, lw, &rt->measure_nulls[i]);
 	}
@@ -735,7 +739,7 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 void
 advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	int			s;
 	int			label;
 

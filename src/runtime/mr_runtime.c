@@ -255,7 +255,7 @@ window_clear(MrRuntime *rt)
 static void
 drive_matcher(MrRuntime *rt)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	MrMatcher  *mt = rt->matcher;
 	MrMatch		m;
 	MemoryContext old;
@@ -343,7 +343,7 @@ drive(MrRuntime *rt)
 static void
 start_partition(MrRuntime *rt, TupleTableSlot *slot)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	MemoryContext old;
 	int			i;
 
@@ -522,7 +522,7 @@ mark_lowered(NeededCtx *cx, MrRuntime *rt, MrLowered *lw)
 static void
 compute_needed_columns(MrRuntime *rt)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	NeededCtx	cx;
 	int			s,
 				i;
@@ -605,8 +605,73 @@ make_fast_cond(MrLowered *lw)
 	return fc;
 }
 
+/* ---------- the expressions' executor state ---------- */
+
+static void
+init_row_expr(MrRuntime *rt, const MrRowExpr *r)
+{
+	if (r->column < 0 && r->expr != NULL && r->plan == NULL)
+		rt->exec[r->exec].state = ExecInitExpr(r->expr, NULL);
+}
+
+static void
+init_lowered(MrRuntime *rt, const MrLowered *lw)
+{
+	MrExprExec *ex;
+	int			i;
+
+	if (lw == NULL)
+		return;
+	ex = &rt->exec[lw->exec];
+	ex->params = makeParamList(Max(lw->nslots, 1));
+	ex->params->numParams = lw->nslots;
+	for (i = 0; i < lw->nslots; i++)
+	{
+		ex->params->params[i].ptype = rt->q->slots[lw->slots[i]].type;
+		ex->params->params[i].pflags = PARAM_FLAG_CONST;
+	}
+	if (lw->plan == NULL)
+		ex->state = ExecInitExpr(lw->expr, NULL);
+}
+
+/*
+ * The executor state of every expression of the query, made as the
+ * executor initialises a plan's expressions when it starts (which also
+ * checks the permission to call each function): expression states, and
+ * the parameter lists lowered expressions read their slots' values from.
+ * Planned expressions (with subqueries) start on first use (eval_planned).
+ */
+static void
+init_expr_exec(MrRuntime *rt)
+{
+	const MrBoundQuery *q = rt->q;
+	int			i,
+				k;
+
+	rt->exec = palloc0(sizeof(MrExprExec) * Max(q->nexprs, 1));
+	for (i = 0; i < q->nslots; i++)
+	{
+		const MrSlot *slot = &q->slots[i];
+
+		if (slot->kind == MR_SLOT_NAV)
+			init_row_expr(rt, &slot->row);
+		else if (slot->kind == MR_SLOT_AGG)
+		{
+			for (k = 0; k < slot->naggargs; k++)
+				init_row_expr(rt, &slot->aggargs[k]);
+			if (slot->aggfilter)
+				init_row_expr(rt, slot->aggfilter);
+		}
+	}
+	for (i = 0; i < q->clause->nvars; i++)
+		init_lowered(rt, q->defines[i]);
+	for (i = 0; i < q->clause->nmeasures; i++)
+		init_lowered(rt, q->measures[i]);
+	init_lowered(rt, q->within);
+}
+
 MrRuntime *
-mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
+mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 {
 	MrRuntime  *rt = palloc0(sizeof(MrRuntime));
 	MrMatcherOptions opts;
@@ -630,6 +695,7 @@ mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg)
 	}
 	rt->rowparams->params[q->natts].ptype = TEXTOID;
 	rt->rowparams->params[q->natts + 1].ptype = INT8OID;
+	init_expr_exec(rt);
 
 	rt->npartition = q->npartition;
 	rt->natts = q->natts;

@@ -11,7 +11,7 @@
 #include "executor/tuptable.h"
 
 #include "match_recognize.h"
-#include "mr_bind.h"
+#include "mr_api.h"
 
 /*
  * Where an output row came from: its match (number within the partition,
@@ -64,7 +64,7 @@ typedef struct MrRuntimeCheckpoint
 } MrRuntimeCheckpoint;
 
 /* create in the current memory context, which must outlive the run */
-extern MrRuntime *mr_runtime_create(MrQuery *q, MrEmitFn emit, void *emit_arg);
+extern MrRuntime *mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg);
 
 /* the next input row; emits every output row that becomes final */
 extern void mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot);

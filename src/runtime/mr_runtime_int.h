@@ -36,6 +36,7 @@
 #ifndef MR_RUNTIME_INT_H
 #define MR_RUNTIME_INT_H
 
+#include "executor/execdesc.h"
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
 #include "nodes/params.h"
@@ -43,6 +44,7 @@
 #include "utils/fmgrprotos.h"
 
 #include "mr_agg.h"
+#include "mr_bind.h"
 #include "mr_dfa.h"
 #include "mr_runtime.h"
 
@@ -94,7 +96,7 @@ struct MrRuntime
 	const MrDfaTrans **ring_trans;	/* DFA mode: the step that consumed each row */
 
 	const MrRow *dfa_prev_row;	/* dfa_simple: the previous row (kept: max_prev >= 1) */
-	MrQuery    *q;
+	const MrBoundQuery *q;		/* read only: any number of runtimes share it */
 	bool		in_partition;
 	bool		partition_ended;
 	bool		dfa_fast;		/* DFA, masks on append, no NEXT, no unmatched rows:
@@ -134,6 +136,7 @@ struct MrRuntime
 
 	ExprContext *econtext;
 	ParamListInfo rowparams;	/* natts + 2 */
+	struct MrExprExec *exec;	/* [q->nexprs] the expressions' executor state */
 
 	/* partition */
 	FmgrInfo   *part_eq;
@@ -214,6 +217,18 @@ struct MrRuntime
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 
 };
+
+/*
+ * The executor state of one expression of the bound query (its MrRowExpr
+ * or MrLowered names it by `exec`): made when the runtime is created, as
+ * the executor initialises a plan's expressions when it starts.
+ */
+typedef struct MrExprExec
+{
+	ExprState  *state;			/* an expression */
+	QueryDesc  *qdesc;			/* a planned one: started on first use */
+	ParamListInfo params;		/* a lowered one: its slots' values */
+} MrExprExec;
 
 /*
  * A DEFINE condition that is one strict boolean operator over two slot

@@ -23,7 +23,7 @@
 static void
 emit_row(MrRuntime *rt, int64 pos, bool with_measures, const MrMatch *m)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	MrEmitInfo	info;
 	MrRow	   *row = row_known(rt, pos) ? row_at(rt, pos) : NULL;
 	int			i;

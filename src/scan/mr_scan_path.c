@@ -70,7 +70,7 @@
 #include "utils/typcache.h"
 #include "fmgr.h"
 
-#include "mr_bind.h"
+#include "mr_api.h"
 #include "match_recognize.h"
 #include "mr_scan.h"
 
@@ -463,7 +463,11 @@ mr_compile_shape(const MrCall *call, MrScanShape *shape)
 	RangeTblFunction *rtfunc = call->rtfunc;
 	MrBindOptions opts;
 	Oid		   *types;
-	MrQuery    *q;
+	MrBoundQuery *q;
+	const MrClause *clause;
+	TupleDesc	input_desc;
+	const int  *partition_cols;
+	int			npartition;
 	ListCell   *lc;
 	int			i = 0;
 
@@ -497,35 +501,38 @@ mr_compile_shape(const MrCall *call, MrScanShape *shape)
 	else
 		shape->input = mr_query_input(q, NULL);
 	shape->analyses = copyObject(mr_query_analyses(q));
-	shape->one_row = q->clause->rows_per_match == MR_ONE_ROW;
-	shape->min_rows = q->program->min_rows;
-	shape->nstates = q->program->ninsts;
-	shape->ndefines = q->clause->ndefines;
-	shape->nmeasures = q->clause->nmeasures;
-	shape->noutcols = q->noutcols;
-	shape->part_input_col = palloc(sizeof(int) * Max(q->noutcols, 1));
-	for (i = 0; i < q->noutcols; i++)
+	clause = mr_query_clause(q);
+	input_desc = mr_query_input_desc(q);
+	npartition = mr_query_partition_cols(q, &partition_cols);
+	shape->one_row = clause->rows_per_match == MR_ONE_ROW;
+	shape->min_rows = mr_query_program(q)->min_rows;
+	shape->nstates = mr_query_program(q)->ninsts;
+	shape->ndefines = clause->ndefines;
+	shape->nmeasures = clause->nmeasures;
+	shape->noutcols = mr_query_result_desc(q)->natts;
+	shape->part_input_col = palloc(sizeof(int) * Max(shape->noutcols, 1));
+	for (i = 0; i < shape->noutcols; i++)
 	{
 		int			k;
 
 		shape->part_input_col[i] = -1;
-		for (k = 0; k < q->npartition; k++)
-			if (q->outcols[i].input_column == q->partition_cols[k] &&
-				equality_is_identity(TupleDescAttr(q->input_desc, q->partition_cols[k])))
-				shape->part_input_col[i] = q->partition_cols[k];
+		for (k = 0; k < npartition; k++)
+			if (mr_query_output_column_source(q, i) == partition_cols[k] &&
+				equality_is_identity(TupleDescAttr(input_desc, partition_cols[k])))
+				shape->part_input_col[i] = partition_cols[k];
 	}
-	shape->npartition = q->npartition;
-	shape->part_outcol = palloc(sizeof(int) * Max(q->npartition, 1));
-	shape->part_collation = palloc(sizeof(Oid) * Max(q->npartition, 1));
-	for (i = 0; i < q->npartition; i++)
+	shape->npartition = npartition;
+	shape->part_outcol = palloc(sizeof(int) * Max(npartition, 1));
+	shape->part_collation = palloc(sizeof(Oid) * Max(npartition, 1));
+	for (i = 0; i < npartition; i++)
 	{
 		int			k;
 
 		shape->part_outcol[i] = -1;
-		for (k = 0; k < q->noutcols; k++)
-			if (q->outcols[k].input_column == q->partition_cols[i])
+		for (k = 0; k < shape->noutcols; k++)
+			if (mr_query_output_column_source(q, k) == partition_cols[i])
 				shape->part_outcol[i] = k;
-		shape->part_collation[i] = TupleDescAttr(q->input_desc, q->partition_cols[i])->attcollation;
+		shape->part_collation[i] = TupleDescAttr(input_desc, partition_cols[i])->attcollation;
 	}
 	MemoryContextDelete(cxt);
 }

@@ -364,7 +364,7 @@ mr_replacement(MrRewriter *rw, int i)
 	const MrOccurrence *o = &rw->occ[i];
 	char	   *from_item;
 	bool		as_written;
-	MrQuery    *q;
+	MrBoundQuery *q;
 	MrBindOptions opts;
 	TupleDesc	td;
 	char	   *tag;
