@@ -43,10 +43,10 @@
 
 /* the transition of the current state under mask, built on first use */
 pg_noinline const MrDfaTrans *
-dfa_build(MrRuntime *rt, uint32 mask)
+dfa_build(MrRuntime *rt, MrPartState *ps, uint32 mask)
 {
 	MemoryContext old = MemoryContextSwitchTo(rt->cxt);
-	const MrDfaTrans *t = mr_dfa_build(rt->dfa_auto, rt->dfa_search.cur, mask);
+	const MrDfaTrans *t = mr_dfa_build(rt->dfa_auto, ps->dfa_search.cur, mask);
 
 	MemoryContextSwitchTo(old);
 	if (t == NULL)
@@ -60,15 +60,15 @@ dfa_build(MrRuntime *rt, uint32 mask)
  * by row.
  */
 static pg_attribute_always_inline void
-dfa_run(MrRuntime *rt, int64 limit)
+dfa_run(MrRuntime *rt, MrPartState *ps, int64 limit)
 {
 	const MrBoundQuery *q = rt->q;
-	MrDfaRun   *r = &rt->dfa_search;
+	MrDfaRun   *r = &ps->dfa_search;
 	bool		unmatched_rows = q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED;
 
 	while (r->pos < limit)
 	{
-		MrRow	   *row = row_at(rt, r->pos);
+		MrRow	   *row = row_at(ps, r->pos);
 		uint32		mask = row->mask;
 		const MrDfaTrans *t;
 		int64		earliest,
@@ -78,15 +78,15 @@ dfa_run(MrRuntime *rt, int64 limit)
 		if (!(mask & DFA_MASK_KNOWN))
 		{
 			/* once per row: a re-fed row (after a skip) keeps it */
-			mask = dfa_mask(rt, r->pos, row);
+			mask = dfa_mask(rt, ps, r->pos, row);
 			row->mask = mask | DFA_MASK_KNOWN;
 			rt->dfa_define_calls += rt->dfa_ndefines;
 		}
 		mask &= ~DFA_MASK_KNOWN;
 		t = r->cur->trans[mask];
 		if (unlikely(t == NULL))
-			t = dfa_build(rt, mask);
-		*row_trans(rt, r->pos) = t;
+			t = dfa_build(rt, ps, mask);
+		*row_trans(ps, r->pos) = t;
 		mr_dfa_run_step(r, t);
 
 		/* rows no live thread starts at are unmatched */
@@ -94,19 +94,19 @@ dfa_run(MrRuntime *rt, int64 limit)
 		if (!r->cur->decided)
 		{
 			if (unlikely(unmatched_rows))
-				emit_unmatched_upto(rt, earliest);
-			else if (earliest > rt->unmatched_from)
-				rt->unmatched_from = earliest;
+				emit_unmatched_upto(rt, ps, earliest);
+			else if (earliest > ps->unmatched_from)
+				ps->unmatched_from = earliest;
 		}
 		/*
 		 * Rows before keep are no longer needed; they are released in
 		 * batches, which keeps this branch predictable (a row kept a little
 		 * longer is still the partition's row, so nothing reads it wrongly).
 		 */
-		keep = Min(rt->unmatched_from, earliest) - q->max_prev;
-		rt->needed_from = Max(rt->needed_from, keep);
-		if (keep > rt->buf_first + DFA_TRIM_BATCH)
-			window_trim(rt, keep);
+		keep = Min(ps->unmatched_from, earliest) - q->max_prev;
+		ps->needed_from = Max(ps->needed_from, keep);
+		if (keep > ps->buf_first + DFA_TRIM_BATCH)
+			window_trim(rt, ps, keep);
 		if (r->cur->decided)
 			break;
 	}
@@ -114,21 +114,21 @@ dfa_run(MrRuntime *rt, int64 limit)
 
 /* the rows' transitions as mr_dfa_read_back() reads them */
 static inline MrDfaTransRing
-dfa_trans_ring(MrRuntime *rt)
+dfa_trans_ring(MrPartState *ps)
 {
 	MrDfaTransRing tr;
 
-	tr.ring = rt->ring_trans;
-	tr.mask = (uint64) (rt->cap - 1);
-	tr.offset = rt->head - rt->buf_first;
+	tr.ring = ps->ring_trans;
+	tr.mask = (uint64) (ps->cap - 1);
+	tr.offset = ps->head - ps->buf_first;
 	return tr;
 }
 
 /* the decided match, its labels read back through the rows' transitions */
 static void
-dfa_decided_match(MrRuntime *rt, MrMatch *m)
+dfa_decided_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 {
-	const MrDfaRun *r = &rt->dfa_search;
+	const MrDfaRun *r = &ps->dfa_search;
 	int64		n = r->best_end - r->best_start;
 	int			v;
 
@@ -148,7 +148,7 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
 	/* the last row of every variable comes with the walk (emit_match) */
 	for (v = 0; v < rt->q->clause->nvars; v++)
 		rt->last_row_of[v] = -1;
-	mr_dfa_read_back(r, dfa_trans_ring(rt), rt->dfa_vars, rt->dfa_excl, rt->last_row_of);
+	mr_dfa_read_back(r, dfa_trans_ring(ps), rt->dfa_vars, rt->dfa_excl, rt->last_row_of);
 	rt->last_rows_ready = true;
 	m->start = r->best_start;
 	m->end = r->best_end;
@@ -164,10 +164,10 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
  * output row is built directly.  Same results as the general path.
  */
 static int64
-settle_match_lean(MrRuntime *rt)
+settle_match_lean(MrRuntime *rt, MrPartState *ps)
 {
 	const MrBoundQuery *q = rt->q;
-	const MrDfaRun *r = &rt->dfa_search;
+	const MrDfaRun *r = &ps->dfa_search;
 	MrMatch		m;
 	MrEmitInfo	info;
 	int64		skip;
@@ -175,14 +175,14 @@ settle_match_lean(MrRuntime *rt)
 
 	for (i = 0; i < q->clause->nvars; i++)
 		rt->last_row_of[i] = -1;
-	mr_dfa_read_back(r, dfa_trans_ring(rt), NULL, NULL, rt->last_row_of);
+	mr_dfa_read_back(r, dfa_trans_ring(ps), NULL, NULL, rt->last_row_of);
 	m.start = r->best_start;
 	m.end = r->best_end;
 	m.vars = NULL;				/* never read on this path */
 	m.excluded = NULL;
-	m.number = ++rt->match_number;
-	if (m.start > rt->unmatched_from)
-		rt->unmatched_from = m.start;
+	m.number = ++ps->match_number;
+	if (m.start > ps->unmatched_from)
+		ps->unmatched_from = m.start;
 	/* the output row (emit_row()'s ONE ROW PER MATCH case) */
 	for (i = 0; i < q->noutcols; i++)
 	{
@@ -191,11 +191,11 @@ settle_match_lean(MrRuntime *rt)
 
 		if (p >= 0)
 		{
-			rt->out_values[i] = rt->part_values[p];
-			rt->out_nulls[i] = rt->part_nulls[p];
+			rt->out_values[i] = ps->part_values[p];
+			rt->out_nulls[i] = ps->part_nulls[p];
 		}
 		else if (k >= 0)
-			measure_at_last_row(rt, k, m.start, m.end, &rt->out_values[i], &rt->out_nulls[i]);
+			measure_at_last_row(rt, ps, k, m.start, m.end, &rt->out_values[i], &rt->out_nulls[i]);
 		else
 		{
 			rt->out_values[i] = (Datum) 0;
@@ -206,25 +206,26 @@ settle_match_lean(MrRuntime *rt)
 	info.match_start = m.start;
 	info.match_end = m.end;
 	info.row = -1;
+	info.run_arg = ps->run_arg;
 	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls, &info);
 	rt->stats.rows_out++;
 	rt->stats.matches++;
 	rt->last_rows_ready = true;
 	skip = skip_position(rt, &m);
 	rt->last_rows_ready = false;
-	if (m.end > rt->covered_upto)
-		rt->covered_upto = m.end;
-	if (m.end == m.start && m.start + 1 > rt->covered_upto)
-		rt->covered_upto = m.start + 1;
-	rt->unmatched_from = skip;
+	if (m.end > ps->covered_upto)
+		ps->covered_upto = m.end;
+	if (m.end == m.start && m.start + 1 > ps->covered_upto)
+		ps->covered_upto = m.start + 1;
+	ps->unmatched_from = skip;
 	return skip;
 }
 
 void
-drive_dfa(MrRuntime *rt)
+drive_dfa(MrRuntime *rt, MrPartState *ps)
 {
 	const MrBoundQuery *q = rt->q;
-	MrDfaRun   *r = &rt->dfa_search;
+	MrDfaRun   *r = &ps->dfa_search;
 
 	for (;;)
 	{
@@ -236,33 +237,33 @@ drive_dfa(MrRuntime *rt)
 			MrMatch		m;
 
 			/* MEASURES may look past the match end */
-			if (!rt->partition_ended && rt->nrows < r->best_end + q->max_next)
+			if (!ps->partition_ended && ps->nrows < r->best_end + q->max_next)
 				break;
 			if (rt->dfa_lean)
 			{
-				dfa_reset(rt, settle_match_lean(rt));
+				dfa_reset(rt, ps, settle_match_lean(rt, ps));
 				continue;
 			}
-			dfa_decided_match(rt, &m);
-			dfa_reset(rt, settle_match(rt, &m));
+			dfa_decided_match(rt, ps, &m);
+			dfa_reset(rt, ps, settle_match(rt, ps, &m));
 			continue;
 		}
 		if (mr_dfa_run_failed(r))
 		{
 			/* finished without a match: everything left is unmatched */
-			emit_unmatched_upto(rt, rt->nrows);
+			emit_unmatched_upto(rt, ps, ps->nrows);
 			break;
 		}
 		/* DEFINE may read NEXT: feed a row once its successors are known */
-		limit = rt->nrows;
-		if (q->define_has_next && !rt->partition_ended)
+		limit = ps->nrows;
+		if (q->define_has_next && !ps->partition_ended)
 			limit -= q->max_next;
 		if (r->pos < limit)
 		{
-			dfa_run(rt, limit);
+			dfa_run(rt, ps, limit);
 			continue;
 		}
-		if (rt->partition_ended)
+		if (ps->partition_ended)
 		{
 			/* no $ in the pattern: the end settles every thread */
 			mr_dfa_run_finish(r, rt->dfa_auto);
@@ -303,8 +304,9 @@ dfa_qualifies(MrRuntime *rt)
 
 /*
  * Run in DFA mode when the query qualifies (see MrRow); call before the
- * first row.  Only the custom scan asks, so the function path
- * (mr_srf.c) stays an independent reference for it.
+ * first row and before any partition run is created.  Only the custom scan
+ * asks, so the function path (mr_srf.c) stays an independent reference for
+ * it.
  */
 bool
 mr_runtime_uses_dfa(MrRuntime *rt)
@@ -318,7 +320,7 @@ mr_runtime_use_dfa(MrRuntime *rt)
 	MemoryContext old;
 	int			i;
 
-	if (!rt->dfa_ok || rt->dfa || rt->in_partition)
+	if (!rt->dfa_ok || rt->dfa || rt->own->in_partition || rt->nruns > 0)
 		return;
 	old = MemoryContextSwitchTo(rt->cxt);
 	rt->dfa_auto = mr_dfa_create(rt->q->program, rt->q->clause->nvars, mr_max_threads);
@@ -417,12 +419,12 @@ mr_runtime_use_dfa(MrRuntime *rt)
 	rt->dfa_null_row->values = (Datum *) (rt->dfa_null_row + 1);
 	rt->dfa_null_row->nulls = (bool *) (rt->dfa_null_row->values + Max(rt->q->natts, 1));
 	memset(rt->dfa_null_row->nulls, true, Max(rt->q->natts, 1));
-	rt->dfa_prev_row = rt->dfa_null_row;
+	rt->own->dfa_prev_row = rt->dfa_null_row;
 	rt->dfa = true;
 	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next &&
 		rt->q->clause->rows_per_match != MR_ALL_ROWS_WITH_UNMATCHED;
 	rt->dfa_lean = rt->q->clause->rows_per_match == MR_ONE_ROW &&
 		!rt->has_aggs && rt->all_measures_last &&
 		rt->q->clause->skip != MR_SKIP_TO_FIRST && !rt->degrade_skip;
-	dfa_reset(rt, 0);
+	dfa_reset(rt, rt->own, 0);
 }

@@ -6,6 +6,9 @@
  *	  subquery), the fast conditions, the matcher's DEFINE callback, the
  *	  measures of a match and its aggregates.
  *
+ * Evaluation reads the partition being driven, rt->cur (the drivers set
+ * it: the matcher calls define_callback() without it).
+ *
  * Invariants:
  *  - a row expression reads the row window only: a row outside it (before
  *    the partition, or not yet known) reads as NULL, and so does a
@@ -18,8 +21,9 @@
  *    evaluated once for the threads that ask at one row, or at one row
  *    and match start when it (or WITHIN) reads the start (cache_by_start;
  *    threads come in order of their start): cache_row/cache_start/
- *    cache_val remember the last result (start_partition() and a new
- *    match number forget them);
+ *    cache_val remember the last result for the partition cache_ps (a
+ *    driver switching partitions, a partition starting and a new match
+ *    number forget them);
  *  - a fast condition with no_alloc (an inline comparison of plain columns
  *    of the candidate row and physical PREV/NEXT) allocates nothing and
  *    gives the result the expression interpreter would;
@@ -62,12 +66,12 @@ eval_row_expr_general(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 m
 	int			natts = rt->q->natts;
 	int			i;
 
-	if (!row_known(rt, pos))
+	if (!row_known(rt->cur, pos))
 	{
 		*isnull = true;
 		return (Datum) 0;
 	}
-	row = row_at(rt, pos);
+	row = row_at(rt->cur, pos);
 	if (r->column >= 0)
 	{
 		*isnull = row->nulls[r->column];
@@ -101,9 +105,9 @@ static inline Datum
 eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
 			  bool *isnull)
 {
-	if (r->column >= 0 && row_known(rt, pos))
+	if (r->column >= 0 && row_known(rt->cur, pos))
 	{
-		MrRow	   *row = row_at(rt, pos);
+		MrRow	   *row = row_at(rt->cur, pos);
 
 		*isnull = row->nulls[r->column];
 		return row->values[r->column];
@@ -365,7 +369,7 @@ view_slot_value(MrRuntime *rt, const SlotView *sv, MrSlot *slot, Datum *v, bool 
 					return;
 				}
 				r += slot->physical_offset;
-				if (r < 0 || !row_known(rt, r) ||
+				if (r < 0 || !row_known(rt->cur, r) ||
 					(slot->within_match && sv->mv &&
 					 (r < sv->mv->m->start || r >= sv->mv->m->end)))
 				{
@@ -397,9 +401,9 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 	{
 		int64		r = dv->row + slot->physical_offset;
 
-		if (r >= 0 && row_known(rt, r))
+		if (r >= 0 && row_known(rt->cur, r))
 		{
-			MrRow	   *row = row_at(rt, r);
+			MrRow	   *row = row_at(rt->cur, r);
 
 			*isnull = row->nulls[slot->row.column];
 			*v = row->values[slot->row.column];
@@ -418,7 +422,7 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 
 		sv.dv = dv;
 		sv.mv = NULL;
-		sv.match_number = rt->match_number + 1;
+		sv.match_number = rt->cur->match_number + 1;
 		view_slot_value(rt, &sv, slot, v, isnull);
 		return;
 	}
@@ -439,9 +443,9 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 		}
 		for (i = 0; i < n; i++)
 			if (in_set(&slot->set, labels[i]))
-				agg_advance_row(rt, s, rows[i], labels[i], rt->match_number + 1);
+				agg_advance_row(rt, s, rows[i], labels[i], rt->cur->match_number + 1);
 		if (in_set(&slot->set, dv->var))
-			agg_advance_row(rt, s, dv->row, dv->var, rt->match_number + 1);
+			agg_advance_row(rt, s, dv->row, dv->var, rt->cur->match_number + 1);
 		*v = mr_agg_result(slot->agg, st, isnull);
 	}
 }
@@ -475,9 +479,9 @@ fast_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *isnu
 	if (!rt->slot_current_column[s] || !in_set(&slot->set, dv->var))
 		return false;
 	r = dv->row + slot->physical_offset;
-	if (r >= 0 && row_known(rt, r))
+	if (r >= 0 && row_known(rt->cur, r))
 	{
-		MrRow	   *row = row_at(rt, r);
+		MrRow	   *row = row_at(rt->cur, r);
 
 		*isnull = row->nulls[slot->row.column];
 		*v = row->values[slot->row.column];
@@ -544,12 +548,12 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 		return true;
 	if (cacheable)
 	{
-		if (unlikely(rt->cache_match_number != rt->match_number))
+		if (unlikely(rt->cache_match_number != rt->cur->match_number))
 		{
 			/* MATCH_NUMBER() has another value now */
 			for (int v = 0; v < q->clause->nvars; v++)
 				rt->cache_row[v] = -1;
-			rt->cache_match_number = rt->match_number;
+			rt->cache_match_number = rt->cur->match_number;
 		}
 		if (rt->cache_row[var] == row &&
 			(!rt->cache_by_start[var] || rt->cache_start[var] == path->start))
@@ -672,7 +676,7 @@ measures_at_last_rows(MrRuntime *rt, int64 start, int64 end)
 	int			i;
 
 	for (i = 0; i < rt->q->clause->nmeasures; i++)
-		measure_at_last_row(rt, i, start, end, &rt->measure_values[i], &rt->measure_nulls[i]);
+		measure_at_last_row(rt, rt->cur, i, start, end, &rt->measure_values[i], &rt->measure_nulls[i]);
 }
 
 /* evaluate every measure at mv into rt->measure_values */
@@ -701,9 +705,9 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 
 			if (r >= 0)
 				r += rt->measure_offset[i];
-			if (r >= 0 && row_known(rt, r))
+			if (r >= 0 && row_known(rt->cur, r))
 			{
-				MrRow	   *row = row_at(rt, r);
+				MrRow	   *row = row_at(rt->cur, r);
 
 				rt->measure_values[i] = row->values[rt->measure_column[i]];
 				rt->measure_nulls[i] = row->nulls[rt->measure_column[i]];
@@ -740,19 +744,18 @@ void
 advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final)
 {
 	const MrBoundQuery *q = rt->q;
-	int			s;
+	int			k;
 	int			label;
 
 	if (!rt->has_aggs)
 		return;
 	label = match_label(m, pos);
-	for (s = 0; s < q->nslots; s++)
+	for (k = 0; k < rt->nagg_slots; k++)
 	{
+		int			s = rt->agg_slots[k];
 		MrSlot	   *slot = &q->slots[s];
 
-		if (slot->kind != MR_SLOT_AGG || slot->final != final)
-			continue;
-		if (in_set(&slot->set, label))
+		if (slot->final == final && in_set(&slot->set, label))
 			agg_advance_row(rt, s, pos, label, m->number);
 	}
 }
@@ -760,11 +763,12 @@ advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final)
 void
 restart_aggs(MrRuntime *rt)
 {
-	int			s;
+	int			k;
 
-	if (!rt->has_aggs)
-		return;
-	for (s = 0; s < rt->q->nslots; s++)
-		if (rt->q->slots[s].kind == MR_SLOT_AGG)
-			mr_agg_restart(rt->q->slots[s].agg, agg_state(rt, s));
+	for (k = 0; k < rt->nagg_slots; k++)
+	{
+		int			s = rt->agg_slots[k];
+
+		mr_agg_restart(rt->q->slots[s].agg, agg_state(rt, s));
+	}
 }

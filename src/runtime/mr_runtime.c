@@ -1,14 +1,29 @@
 /*-------------------------------------------------------------------------
  * mr_runtime.c
  *	  The MATCH_RECOGNIZE runtime: partitions, the retained-row window and
- *	  the matcher.  Settling a decided match (its output rows, AFTER MATCH
- *	  SKIP) is in mr_settle.c, DEFINE and MEASURES evaluation in mr_eval.c,
- *	  the automaton lane (DFA mode) in mr_dfa_lane.c, the runtime's state
- *	  and the helpers every row inlines in mr_runtime_int.h.
+ *	  the general driver (the matcher of mr_match.h), for the runtime's own
+ *	  partition and for partition runs.  Making a runtime is in
+ *	  mr_runtime_setup.c, settling a decided match (its output rows, AFTER
+ *	  MATCH SKIP) in mr_settle.c, DEFINE and MEASURES evaluation in
+ *	  mr_eval.c, the automaton lane (DFA mode) in mr_dfa_lane.c, the
+ *	  runtime's state and the helpers every row inlines in
+ *	  mr_runtime_int.h.
  *
- * Input rows arrive in PARTITION BY / ORDER BY order.  Invariants:
- *  - rows are numbered from 0 within their partition; the window `buf`
- *    holds rows [buf_first, nrows) and nothing older than
+ * Two lifetimes.  A runtime (MrRuntime) is made once per execution of a
+ * bound query and holds what every partition shares: expression states,
+ * the decisions of mr_runtime_setup.c, the automaton, scratch for settling
+ * a match, output buffers.  A partition's own state (MrPartState) holds
+ * only its rows, its matcher state and its position.  The runtime has one
+ * partition of its own, which mr_runtime_push() feeds and restarts at
+ * each new key (rows come ordered by partition: the scan, the function);
+ * a caller that interleaves partitions (a stream) keeps a partition run
+ * (MrPartRun) per key instead, and suspends it while it has nothing live,
+ * when it keeps only its key and its position (its checkpoint).
+ *
+ * Input rows arrive in PARTITION BY / ORDER BY order.  Invariants, per
+ * partition:
+ *  - rows are numbered from 0 within their partition; the window holds
+ *    rows [buf_first, nrows) and nothing older than
  *    (first row any live thread, pending match or unreported unmatched row
  *    can still need) - max_prev, so memory follows the live matches, not
  *    the partition;
@@ -18,23 +33,20 @@
  *    are known for the same reason (MEASURES may read NEXT);
  *  - rows before `unmatched_from` have been reported (in a match, as an
  *    unmatched row, or are covered); `covered_upto` is one past the last row
- *    of any match so far (WITH UNMATCHED ROWS reports a row only once).
+ *    of any match so far (WITH UNMATCHED ROWS reports a row only once);
+ *  - a suspended partition run had no live thread, no pending match and no
+ *    row it could still need: its checkpoint restarts it exactly where it
+ *    stood, with a fresh matcher at the row it would have fed next.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/detoast.h"
 #include "access/htup_details.h"
-#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
-#include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/typcache.h"
 
 #include "match_recognize.h"
 #include "mr_runtime_int.h"
@@ -96,67 +108,152 @@ window_varlena_size(const struct varlena *v)
 	return VARSIZE(v);
 }
 
-static MrRow *
-window_append(MrRuntime *rt, TupleTableSlot *slot)
+/* the ring is full: every slot holds a live row, the new ones none */
+static pg_noinline void
+window_grow(MrPartState *ps)
+{
+	int64		count = ps->nrows - ps->buf_first;
+	int64		ncap = ps->cap * 2;
+	MemoryContext cxt = GetMemoryChunkContext(ps->ring);
+	MrRow	  **nring;
+	const MrDfaTrans **ntrans;
+	int64		i;
+
+	nring = MemoryContextAllocZero(cxt, sizeof(MrRow *) * ncap);
+	ntrans = MemoryContextAllocZero(cxt, sizeof(MrDfaTrans *) * ncap);
+	for (i = 0; i < count; i++)
+	{
+		nring[i] = ps->ring[(ps->head + i) & (ps->cap - 1)];
+		ntrans[i] = ps->ring_trans[(ps->head + i) & (ps->cap - 1)];
+	}
+	pfree(ps->ring);
+	pfree(ps->ring_trans);
+	ps->ring = nring;
+	ps->ring_trans = ntrans;
+	ps->cap = ncap;
+	ps->head = 0;
+}
+
+/* a new row for ring slot idx: columns nothing reads stay NULL for its lifetime */
+static pg_noinline MrRow *
+window_new_row(MrRuntime *rt)
 {
 	MrRow	   *row;
-	int64		count = rt->nrows - rt->buf_first;
-	int64		idx;
+	int			i;
+
+	row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * rt->natts);
+	row->values = (Datum *) (row + 1);
+	row->nulls = (bool *) (row->values + rt->natts);
+	for (i = 0; i < rt->natts; i++)
+	{
+		row->values[i] = (Datum) 0;
+		row->nulls[i] = true;
+	}
+	return row;
+}
+
+/*
+ * Keep the by-reference values of a row (the slot's, or detoasted by
+ * window_varlena()) in one allocation of byref_size bytes.
+ */
+static void
+window_copy_byref(MrRuntime *rt, MrRow *row, TupleTableSlot *slot, Size byref_size)
+{
+	char	   *p = MemoryContextAlloc(rt->rowcxt, byref_size);
+	int			i;
+
+	row->byref = p;
+	for (i = 0; i < rt->natts; i++)
+		if (!rt->col_byval[i] && !row->nulls[i])
+		{
+			Pointer		v = DatumGetPointer(row->values[i]);
+			Size		sz;
+
+			if (rt->col_len[i] != -1)
+			{
+				sz = datumGetSize(row->values[i], false, rt->col_len[i]);
+				memcpy(p, v, sz);
+			}
+			else if (VARATT_IS_SHORT(v) && !VARATT_IS_EXTERNAL(v))
+			{
+				/* widen a packed header */
+				sz = window_varlena_size((struct varlena *) v);
+				SET_VARSIZE(p, sz);
+				memcpy(VARDATA(p), VARDATA_SHORT(v), sz - VARHDRSZ);
+			}
+			else
+			{
+				sz = window_varlena_size((struct varlena *) v);
+				memcpy(p, v, sz);
+			}
+			if (v != DatumGetPointer(slot->tts_values[i]))
+				pfree(v);		/* detoasted by window_varlena() */
+			row->values[i] = PointerGetDatum(p);
+			p += MAXALIGN(sz);
+		}
+}
+
+/* the columns of a row that has a by-reference column to keep */
+static void
+window_store_columns(MrRuntime *rt, MrRow *row, TupleTableSlot *slot)
+{
 	Size		byref_size = 0;
 	int			i;
 
-	if (count >= rt->cap)
+	for (i = 0; i < rt->natts; i++)
 	{
-		int64		ncap = rt->cap * 2;
-		MrRow	  **nring;
-		const MrDfaTrans **ntrans;
-
-		/* the ring is full: every slot holds a live row, the new ones none */
-		nring = MemoryContextAllocZero(rt->cxt, sizeof(MrRow *) * ncap);
-		ntrans = MemoryContextAllocZero(rt->cxt, sizeof(MrDfaTrans *) * ncap);
-		for (i = 0; i < count; i++)
-		{
-			nring[i] = rt->ring[(rt->head + i) & (rt->cap - 1)];
-			ntrans[i] = rt->ring_trans[(rt->head + i) & (rt->cap - 1)];
-		}
-		pfree(rt->ring);
-		pfree(rt->ring_trans);
-		rt->ring = nring;
-		rt->ring_trans = ntrans;
-		rt->cap = ncap;
-		rt->head = 0;
-	}
-	/* a slot past the live rows keeps the row it held, free for reuse */
-	idx = (rt->head + count) & (rt->cap - 1);
-	row = rt->ring[idx];
-	if (row == NULL)
-	{
-		row = MemoryContextAlloc(rt->rowcxt, sizeof(MrRow) + (sizeof(Datum) + sizeof(bool)) * rt->q->natts);
-		row->values = (Datum *) (row + 1);
-		row->nulls = (bool *) (row->values + rt->q->natts);
-		/* columns nothing reads stay NULL for the row's lifetime */
-		for (i = 0; i < rt->q->natts; i++)
+		if (!rt->col_needed[i] || slot->tts_isnull[i])
 		{
 			row->values[i] = (Datum) 0;
 			row->nulls[i] = true;
+			continue;
 		}
+		row->nulls[i] = false;
+		row->values[i] = slot->tts_values[i];
+		if (rt->col_len[i] == -1)
+		{
+			struct varlena *v = window_varlena(rt, i, (struct varlena *) DatumGetPointer(row->values[i]));
+
+			row->values[i] = PointerGetDatum(v);
+			byref_size += MAXALIGN(window_varlena_size(v));
+		}
+		else if (!rt->col_byval[i])
+			byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
 	}
+	if (byref_size > 0)
+		window_copy_byref(rt, row, slot, byref_size);
+}
+
+/* keep the slot's row (every column deformed) as row nrows of partition ps */
+static pg_attribute_always_inline MrRow *
+window_append(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot)
+{
+	MrRow	   *row;
+	int64		idx;
+
+	if (unlikely(ps->nrows - ps->buf_first >= ps->cap))
+		window_grow(ps);
+	/* a slot past the live rows keeps the row it held, free for reuse */
+	idx = (ps->head + (ps->nrows - ps->buf_first)) & (ps->cap - 1);
+	row = ps->ring[idx];
+	if (unlikely(row == NULL))
+		row = window_new_row(rt);
 	row->byref = NULL;
 	row->mask = 0;
-	/* (the caller deformed every column) */
 	if (rt->needed_byval)
 	{
 		/*
 		 * The common case: copy the by-value columns read, nothing else.  A
 		 * recycled row was last touched long ago: find its arrays from its
-		 * address rather than from its (probably uncached) header.
+		 * address rather than from its (probably uncached) header.  A
+		 * NULL's value is never read.
 		 */
 		Datum	   *values = (Datum *) (row + 1);
 		bool	   *nulls = (bool *) (values + rt->natts);
 		const int  *needed = rt->needed;
 		int			n = rt->nneeded;
+		int			i;
 
-		/* a NULL's value is never read */
 		for (i = 0; i < n; i++)
 		{
 			int			c = needed[i];
@@ -166,102 +263,248 @@ window_append(MrRuntime *rt, TupleTableSlot *slot)
 		}
 	}
 	else
-	{
-		for (i = 0; i < rt->q->natts; i++)
-		{
-			if (!rt->col_needed[i] || slot->tts_isnull[i])
-			{
-				row->values[i] = (Datum) 0;
-				row->nulls[i] = true;
-				continue;
-			}
-			row->nulls[i] = false;
-			row->values[i] = slot->tts_values[i];
-			if (rt->col_len[i] == -1)
-			{
-				struct varlena *v = window_varlena(rt, i, (struct varlena *) DatumGetPointer(row->values[i]));
-
-				row->values[i] = PointerGetDatum(v);
-				byref_size += MAXALIGN(window_varlena_size(v));
-			}
-			else if (!rt->col_byval[i])
-				byref_size += MAXALIGN(datumGetSize(slot->tts_values[i], false, rt->col_len[i]));
-		}
-	}
-	if (byref_size > 0)
-	{
-		char	   *p = MemoryContextAlloc(rt->rowcxt, byref_size);
-
-		row->byref = p;
-		for (i = 0; i < rt->q->natts; i++)
-			if (!rt->col_byval[i] && !row->nulls[i])
-			{
-				Pointer		v = DatumGetPointer(row->values[i]);
-				Size		sz;
-
-				if (rt->col_len[i] != -1)
-				{
-					sz = datumGetSize(row->values[i], false, rt->col_len[i]);
-					memcpy(p, v, sz);
-				}
-				else if (VARATT_IS_SHORT(v) && !VARATT_IS_EXTERNAL(v))
-				{
-					/* widen a packed header */
-					sz = window_varlena_size((struct varlena *) v);
-					SET_VARSIZE(p, sz);
-					memcpy(VARDATA(p), VARDATA_SHORT(v), sz - VARHDRSZ);
-				}
-				else
-				{
-					sz = window_varlena_size((struct varlena *) v);
-					memcpy(p, v, sz);
-				}
-				if (v != DatumGetPointer(slot->tts_values[i]))
-					pfree(v);	/* detoasted by window_varlena() */
-				row->values[i] = PointerGetDatum(p);
-				p += MAXALIGN(sz);
-			}
-	}
-	rt->ring[idx] = row;
-	rt->append_idx = idx;
-	rt->nrows++;
+		window_store_columns(rt, row, slot);
+	ps->ring[idx] = row;
+	ps->append_idx = idx;
+	ps->nrows++;
 	/* (every appended row is masked here: the statistics count them so) */
 	if (rt->dfa_simple)
-		row->mask = dfa_mask_simple(rt, slot, row) | DFA_MASK_KNOWN;
+		row->mask = dfa_mask_simple(rt, ps, slot, row) | DFA_MASK_KNOWN;
 	else if (rt->dfa_mask_on_append)
 	{
 		/* the DEFINEs read this row and earlier ones only: while they are hot */
-		row->mask = dfa_mask(rt, rt->nrows - 1, row) | DFA_MASK_KNOWN;
+		row->mask = dfa_mask(rt, ps, ps->nrows - 1, row) | DFA_MASK_KNOWN;
 	}
-	if (rt->nrows - rt->needed_from > rt->stats.max_rows_retained)
-		rt->stats.max_rows_retained = rt->nrows - rt->needed_from;
+	if (ps->nrows - ps->needed_from > rt->stats.max_rows_retained)
+		rt->stats.max_rows_retained = ps->nrows - ps->needed_from;
 	return row;
 }
 
+/* forget every row; the ring keeps the released ones for reuse */
 static void
-window_clear(MrRuntime *rt)
+window_clear(MrRuntime *rt, MrPartState *ps)
 {
-	window_trim(rt, rt->nrows);
-	rt->head = 0;
-	rt->buf_first = 0;
-	rt->nrows = 0;
-	rt->needed_from = 0;
+	window_trim(rt, ps, ps->nrows);
+	ps->head = 0;
+	ps->buf_first = 0;
+	ps->nrows = 0;
+	ps->needed_from = 0;
 }
+
+/* ---------- partition states ---------- */
+
+/*
+ * A partition's state, with a ring of cap slots: in `in` (the runtime's
+ * own, zeroed) or allocated.  Only a runtime in DFA mode reads the
+ * automaton's search at the end of the struct, so the states of partition
+ * runs are allocated without it otherwise (DFA mode is decided before the
+ * first partition run exists).
+ */
+MrPartState *
+part_state_create(MrRuntime *rt, MrPartState *in, int64 cap)
+{
+	MrPartState *ps = in;
+
+	if (ps == NULL)
+		ps = MemoryContextAllocZero(rt->rowcxt, rt->dfa ? sizeof(MrPartState) :
+									offsetof(MrPartState, dfa_search));
+	ps->cap = cap;
+	ps->ring = MemoryContextAllocZero(rt->rowcxt, sizeof(MrRow *) * cap);
+	ps->ring_trans = MemoryContextAllocZero(rt->rowcxt, sizeof(MrDfaTrans *) * cap);
+	ps->dfa_prev_row = rt->dfa_null_row;
+	dlist_push_tail(&rt->states, &ps->node);
+	return ps;
+}
+
+/* a matcher for a partition: a spare one, or a new one in a context of its own */
+void
+part_attach_matcher(MrRuntime *rt, MrPartState *ps)
+{
+	MrMatcherBox *b = rt->spare_matchers;
+	MemoryContext old;
+
+	Assert(ps->matcher == NULL);
+	if (b != NULL)
+	{
+		rt->spare_matchers = b->next;
+		rt->nspare_matchers--;
+	}
+	else
+	{
+		b = MemoryContextAllocZero(rt->cxt, sizeof(MrMatcherBox));
+		/* one block holds a small pattern's matcher, its first history nodes included */
+		b->cxt = AllocSetContextCreate(rt->cxt, "match_recognize matcher",
+									   MR_MATCHER_BLOCK, MR_MATCHER_BLOCK,
+									   ALLOCSET_DEFAULT_MAXSIZE);
+		old = MemoryContextSwitchTo(b->cxt);
+		b->m = mr_matcher_create(rt->q->program, &rt->matcher_opts);
+		MemoryContextSwitchTo(old);
+		b->counted = *mr_matcher_stats(b->m);
+	}
+	old = MemoryContextSwitchTo(b->cxt);
+	mr_matcher_reset(b->m, ps->match_from);
+	MemoryContextSwitchTo(old);
+	ps->matcher = b;
+}
+
+/* add what a matcher did since it was last counted to the runtime's totals */
+static void
+matcher_count(const MrMatcherBox *b, MrMatcherStats *into)
+{
+	const MrMatcherStats *ms = mr_matcher_stats(b->m);
+
+	into->steps += ms->steps - b->counted.steps;
+	into->define_calls += ms->define_calls - b->counted.define_calls;
+	into->merged += ms->merged - b->counted.merged;
+	into->memo_hits += ms->memo_hits - b->counted.memo_hits;
+	into->peak_threads = Max(into->peak_threads, ms->peak_threads);
+}
+
+/*
+ * A partition with no live thread gives its matcher back: kept as a spare
+ * (its closure recordings stay valid for the query), or dropped whole.
+ */
+static void
+part_detach_matcher(MrRuntime *rt, MrPartState *ps)
+{
+	MrMatcherBox *b = ps->matcher;
+
+	ps->match_from = mr_matcher_next_row(b->m);
+	ps->matcher = NULL;
+	matcher_count(b, &rt->gone_matcher_stats);
+	b->counted = *mr_matcher_stats(b->m);
+	if (rt->nspare_matchers < MR_SPARE_MATCHERS)
+	{
+		b->next = rt->spare_matchers;
+		rt->spare_matchers = b;
+		rt->nspare_matchers++;
+		return;
+	}
+	MemoryContextDelete(b->cxt);
+	pfree(b);
+}
+
+static void
+part_state_free(MrRuntime *rt, MrPartState *ps)
+{
+	int64		i;
+
+	if (ps->matcher)
+		part_detach_matcher(rt, ps);
+	if (rt->dfa)
+		rt->gone_dfa_steps += ps->dfa_search.steps;
+	window_trim(rt, ps, ps->nrows);
+	for (i = 0; i < ps->cap; i++)
+		if (ps->ring[i])
+			pfree(ps->ring[i]);
+	pfree(ps->ring);
+	pfree(ps->ring_trans);
+	dlist_delete(&ps->node);
+	if (rt->cur == ps)
+		rt->cur = NULL;
+	if (rt->cache_ps == ps)
+		rt->cache_ps = NULL;
+	Assert(ps != rt->own);
+	pfree(ps);
+}
+
+/*
+ * Begin a partition in ps, at a checkpoint (rows cp->keep_from ..
+ * cp->nrows - 1 are then pushed again) or at its start; the key is already
+ * in ps->part_values.
+ */
+static void
+part_begin(MrRuntime *rt, MrPartState *ps, const MrRuntimeCheckpoint *cp)
+{
+	MemoryContext old;
+
+	window_clear(rt, ps);
+	ps->in_partition = true;
+	ps->partition_ended = false;
+	ps->dfa_prev_row = rt->dfa_null_row;
+	ps->buf_first = ps->nrows = ps->needed_from = cp ? cp->keep_from : 0;
+	ps->match_number = cp ? cp->match_number : 0;
+	ps->unmatched_from = cp ? cp->unmatched_from : 0;
+	ps->covered_upto = cp ? cp->covered_upto : 0;
+	ps->match_from = cp ? cp->matcher_from : 0;
+	if (ps->matcher)
+	{
+		old = MemoryContextSwitchTo(ps->matcher->cxt);
+		mr_matcher_reset(ps->matcher->m, ps->match_from);
+		MemoryContextSwitchTo(old);
+	}
+	if (rt->dfa)
+		dfa_reset(rt, ps, ps->match_from);
+	/* the DEFINE caches may hold another partition's rows of these numbers */
+	if (rt->cache_ps == ps)
+		rt->cache_ps = NULL;
+}
+
+/* the smallest row a live thread or the pending match starts at */
+static int64
+part_earliest_live(MrRuntime *rt, const MrPartState *ps)
+{
+	if (rt->dfa)
+		return mr_dfa_run_earliest(&ps->dfa_search);
+	if (ps->matcher)
+		return mr_matcher_earliest_live(ps->matcher->m);
+	return ps->match_from;
+}
+
+/* no thread is alive and no match is pending */
+static bool
+part_nothing_live(MrRuntime *rt, const MrPartState *ps)
+{
+	if (rt->dfa)
+		return ps->dfa_search.cur == mr_dfa_initial(rt->dfa_auto) &&
+			!ps->dfa_search.finished;
+	if (ps->matcher == NULL)
+		return true;
+	return !mr_matcher_done(ps->matcher->m) &&
+		mr_matcher_earliest_live(ps->matcher->m) >= mr_matcher_next_row(ps->matcher->m);
+}
+
+/* the first row the partition may still need */
+static int64
+part_retained_from(MrRuntime *rt, const MrPartState *ps)
+{
+	int64		from = Min(ps->unmatched_from, part_earliest_live(rt, ps)) - rt->max_prev;
+
+	return Max(from, ps->buf_first);
+}
+
+static void
+part_checkpoint(MrRuntime *rt, const MrPartState *ps, MrRuntimeCheckpoint *cp)
+{
+	cp->nrows = ps->nrows;
+	cp->keep_from = part_retained_from(rt, ps);
+	cp->matcher_from = Min(ps->unmatched_from, part_earliest_live(rt, ps));
+	cp->match_number = ps->match_number;
+	cp->unmatched_from = ps->unmatched_from;
+	cp->covered_upto = ps->covered_upto;
+}
+
+/* ---------- the driver ---------- */
 
 /*
  * The general driver: feed the matcher (mr_match.h) the rows it may take
  * and settle its decided matches, as far as the known rows allow.
  */
 static void
-drive_matcher(MrRuntime *rt)
+drive_matcher(MrRuntime *rt, MrPartState *ps)
 {
 	const MrBoundQuery *q = rt->q;
-	MrMatcher  *mt = rt->matcher;
+	MrMatcher  *mt;
+	MemoryContext mcxt;
 	MrMatch		m;
 	MemoryContext old;
 	bool		have_m = false; /* m holds the decided match already */
 	bool		none_decided = false;	/* known: no decided match */
 
+	if (ps->matcher == NULL)
+		part_attach_matcher(rt, ps);
+	mt = ps->matcher->m;
+	mcxt = ps->matcher->cxt;
 	for (;;)
 	{
 		int64		next;
@@ -276,10 +519,10 @@ drive_matcher(MrRuntime *rt)
 			have_m = false;
 
 			/* MEASURES may look past the match end */
-			if (!rt->partition_ended && rt->nrows < m.end + q->max_next)
+			if (!ps->partition_ended && ps->nrows < m.end + q->max_next)
 				break;
-			skip = settle_match(rt, &m);
-			old = MemoryContextSwitchTo(rt->cxt);
+			skip = settle_match(rt, ps, &m);
+			old = MemoryContextSwitchTo(mcxt);
 			mr_matcher_reset(mt, skip);
 			MemoryContextSwitchTo(old);
 			continue;
@@ -287,16 +530,16 @@ drive_matcher(MrRuntime *rt)
 		if (mr_matcher_done(mt))
 		{
 			/* finished without a match: everything left is unmatched */
-			emit_unmatched_upto(rt, rt->nrows);
+			emit_unmatched_upto(rt, ps, ps->nrows);
 			break;
 		}
 		next = mr_matcher_next_row(mt);
-		if (next < rt->nrows)
+		if (next < ps->nrows)
 		{
-			if (q->define_has_next && !rt->partition_ended &&
-				next + q->max_next >= rt->nrows)
+			if (q->define_has_next && !ps->partition_ended &&
+				next + q->max_next >= ps->nrows)
 				break;
-			old = MemoryContextSwitchTo(rt->cxt);
+			old = MemoryContextSwitchTo(mcxt);
 			st = mr_matcher_feed(mt, next);
 			MemoryContextSwitchTo(old);
 			if (st == MR_MATCH_TOO_MANY_THREADS)
@@ -306,13 +549,13 @@ drive_matcher(MrRuntime *rt)
 			none_decided = !have_m;
 			earliest = mr_matcher_earliest_live(mt);
 			if (!have_m)
-				emit_unmatched_upto(rt, earliest);
-			window_trim(rt, Min(rt->unmatched_from, earliest) - q->max_prev);
+				emit_unmatched_upto(rt, ps, earliest);
+			window_trim(rt, ps, Min(ps->unmatched_from, earliest) - q->max_prev);
 			continue;
 		}
-		if (rt->partition_ended)
+		if (ps->partition_ended)
 		{
-			old = MemoryContextSwitchTo(rt->cxt);
+			old = MemoryContextSwitchTo(mcxt);
 			mr_matcher_finish(mt);
 			MemoryContextSwitchTo(old);
 			none_decided = false;
@@ -322,73 +565,118 @@ drive_matcher(MrRuntime *rt)
 	}
 }
 
-/*
- * Run the runtime's driver as far as the known rows allow: the automaton
- * lane's in DFA mode (drive_dfa(), mr_dfa_lane.c), else the general one.
- * Inline, so that mr_runtime_push() enters either without a call between.
- */
-static inline void
-drive(MrRuntime *rt)
+/* the DEFINE caches now serve partition ps */
+static pg_noinline void
+switch_cache(MrRuntime *rt, MrPartState *ps)
 {
-	if (rt->dfa)
-	{
-		drive_dfa(rt);
-		return;
-	}
-	drive_matcher(rt);
+	int			v;
+
+	for (v = 0; v < rt->q->clause->nvars; v++)
+		rt->cache_row[v] = -1;
+	rt->cache_match_number = ps->match_number;
+	rt->cache_ps = ps;
 }
 
-/* ---------- partitions and input rows ---------- */
+/*
+ * Run partition ps as far as its known rows allow: the automaton lane's
+ * driver in DFA mode (drive_dfa(), mr_dfa_lane.c), else the general one.
+ * Inline, so that a push enters either without a call between.
+ */
+static inline void
+drive(MrRuntime *rt, MrPartState *ps)
+{
+	rt->cur = ps;
+	if (unlikely(rt->cache_ps != ps))
+		switch_cache(rt, ps);
+	if (rt->dfa)
+	{
+		drive_dfa(rt, ps);
+		return;
+	}
+	drive_matcher(rt, ps);
+}
 
+/* one input row of partition ps: keep it, then match */
+static pg_attribute_always_inline void
+push_row(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot)
+{
+	MrRow	   *row;
+
+	rt->stats.rows_in++;
+	row = window_append(rt, ps, slot);
+	if (rt->dfa_fast && ps->dfa_search.pos == ps->nrows - 1 &&
+		!mr_dfa_run_decided(&ps->dfa_search))
+	{
+		/* the usual row: one step, and nothing else to do unless decided */
+		if (!dfa_step_appended(rt, ps, row))
+			return;
+	}
+	drive(rt, ps);
+}
+
+/* the partition ended: settle it */
+static void
+part_end(MrRuntime *rt, MrPartState *ps)
+{
+	if (ps->in_partition)
+	{
+		ps->partition_ended = true;
+		drive(rt, ps);
+		ps->in_partition = false;
+	}
+}
+
+static int64
+part_expire_before(MrRuntime *rt, MrPartState *ps, int64 first_alive)
+{
+	int64		n;
+	MemoryContext old;
+
+	if (ps->matcher == NULL)
+		return 0;				/* no thread (and DFA mode has no WITHIN) */
+	old = MemoryContextSwitchTo(ps->matcher->cxt);
+	n = mr_matcher_expire_before(ps->matcher->m, first_alive);
+	MemoryContextSwitchTo(old);
+	if (n > 0)
+		drive(rt, ps);
+	return n;
+}
+
+/* ---------- the runtime's own partition ---------- */
+
+/* the row in slot starts the own partition: keep a copy of its key */
 static void
 start_partition(MrRuntime *rt, TupleTableSlot *slot)
 {
 	const MrBoundQuery *q = rt->q;
+	MrPartState *ps = rt->own;
 	MemoryContext old;
 	int			i;
 
-	window_clear(rt);
 	MemoryContextReset(rt->partcxt);
 	old = MemoryContextSwitchTo(rt->partcxt);
 	for (i = 0; i < q->npartition; i++)
 	{
 		Form_pg_attribute a = TupleDescAttr(q->input_desc, q->partition_cols[i]);
-		Datum		d = slot_getattr(slot, q->partition_cols[i] + 1, &rt->part_nulls[i]);
+		Datum		d = slot_getattr(slot, q->partition_cols[i] + 1, &ps->part_nulls[i]);
 
-		rt->part_values[i] = rt->part_nulls[i] ? (Datum) 0 :
+		ps->part_values[i] = ps->part_nulls[i] ? (Datum) 0 :
 			mr_datum_copy_flat(d, a->attbyval, a->attlen);
 	}
 	MemoryContextSwitchTo(old);
-	old = MemoryContextSwitchTo(rt->cxt);
-	mr_matcher_reset(rt->matcher, 0);
-	MemoryContextSwitchTo(old);
-	if (rt->dfa)
-		dfa_reset(rt, 0);
-	rt->dfa_prev_row = rt->dfa_null_row;
-	rt->in_partition = true;
-	rt->partition_ended = false;
-	rt->match_number = 0;
-	rt->unmatched_from = 0;
-	rt->covered_upto = 0;
-	for (i = 0; i < q->clause->nvars; i++)
-		rt->cache_row[i] = -1;
+	part_begin(rt, ps, NULL);
 }
 
 /* the partition ended (if one was running); slot's row starts the next */
 static pg_noinline void
 next_partition(MrRuntime *rt, TupleTableSlot *slot)
 {
-	if (rt->in_partition)
-	{
-		rt->partition_ended = true;
-		drive(rt);
-		rt->in_partition = false;
-	}
+	part_end(rt, rt->own);
 	start_partition(rt, slot);
 }
 
 static inline bool
-same_partition(MrRuntime *rt, TupleTableSlot *slot)
+same_partition(MrRuntime *rt, const MrPartState *ps, TupleTableSlot *slot)
 {
 	int			i;
 
@@ -398,18 +686,18 @@ same_partition(MrRuntime *rt, TupleTableSlot *slot)
 		bool		isnull = slot->tts_isnull[rt->partition_cols[i]];
 		Datum		d = slot->tts_values[rt->partition_cols[i]];
 
-		if (isnull != rt->part_nulls[i])
+		if (isnull != ps->part_nulls[i])
 			return false;
 		if (isnull)
 			continue;
 		if (rt->part_bitwise[i])
 		{
-			if (d != rt->part_values[i])
+			if (d != ps->part_values[i])
 				return false;
 			continue;
 		}
 		if (!DatumGetBool(FunctionCall2Coll(&rt->part_eq[i], rt->part_coll[i],
-											rt->part_values[i], d)))
+											ps->part_values[i], d)))
 			return false;
 	}
 	return true;
@@ -418,473 +706,214 @@ same_partition(MrRuntime *rt, TupleTableSlot *slot)
 void
 mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 {
-	MrRow	   *row;
+	MrPartState *ps = &rt->own_state;
 
 	slot_getallattrs(slot);		/* once, for the partition check and the window */
-	if (unlikely(!rt->in_partition) || !same_partition(rt, slot))
+	if (unlikely(!ps->in_partition) || !same_partition(rt, ps, slot))
 		next_partition(rt, slot);
-	rt->stats.rows_in++;
-	row = window_append(rt, slot);
-	if (rt->dfa_fast && rt->dfa_search.pos == rt->nrows - 1 &&
-		!mr_dfa_run_decided(&rt->dfa_search))
-	{
-		/* the usual row: one step, and nothing else to do unless decided */
-		if (!dfa_step_appended(rt, row))
-			return;
-	}
-	drive(rt);
+	push_row(rt, ps, slot);
 }
 
 void
 mr_runtime_finish(MrRuntime *rt)
 {
-	if (rt->in_partition)
-	{
-		rt->partition_ended = true;
-		drive(rt);
-		rt->in_partition = false;
-	}
-	window_clear(rt);
+	part_end(rt, rt->own);
+	window_clear(rt, rt->own);
 }
 
-/* ---------- columns the query reads ---------- */
-
-typedef struct NeededCtx
+int64
+mr_runtime_expire_before(MrRuntime *rt, int64 first_alive)
 {
-	bool	   *needed;
-	int			natts;
-} NeededCtx;
-
-static bool
-mark_params_walker(Node *node, NeededCtx *cx)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Param))
-	{
-		Param	   *p = (Param *) node;
-
-		if (p->paramkind == PARAM_EXTERN && p->paramid >= 1 && p->paramid <= cx->natts)
-			cx->needed[p->paramid - 1] = true;
-		return false;
-	}
-	return expression_tree_walker(node, mark_params_walker, (void *) cx);
+	return part_expire_before(rt, rt->own, first_alive);
 }
 
-static void
-mark_row_expr(NeededCtx *cx, MrRowExpr *r)
+int64
+mr_runtime_retained_from(MrRuntime *rt)
 {
-	int			i;
-
-	if (r->column >= 0)
-		cx->needed[r->column] = true;
-	else if (r->plan)
-		for (i = 0; i < cx->natts; i++)
-			cx->needed[i] = true;
-	else
-		mark_params_walker((Node *) r->expr, cx);
+	return part_retained_from(rt, rt->own);
 }
 
-static void
-mark_slot(NeededCtx *cx, MrRuntime *rt, MrSlot *slot)
+void
+mr_runtime_checkpoint(MrRuntime *rt, MrRuntimeCheckpoint *cp)
 {
-	int			i;
-
-	if (slot->kind == MR_SLOT_NAV)
-		mark_row_expr(cx, &slot->row);
-	else if (slot->kind == MR_SLOT_AGG)
-	{
-		rt->has_aggs = true;
-		for (i = 0; i < slot->naggargs; i++)
-			mark_row_expr(cx, &slot->aggargs[i]);
-		if (slot->aggfilter)
-			mark_row_expr(cx, slot->aggfilter);
-	}
+	part_checkpoint(rt, rt->own, cp);
 }
 
-/* the columns the slots of a lowered expression read */
-static void
-mark_lowered(NeededCtx *cx, MrRuntime *rt, MrLowered *lw)
+void
+mr_runtime_restore(MrRuntime *rt, TupleTableSlot *partition_row,
+				   const MrRuntimeCheckpoint *cp)
 {
-	int			k;
-
-	if (lw != NULL)
-		for (k = 0; k < lw->nslots; k++)
-			mark_slot(cx, rt, &rt->q->slots[lw->slots[k]]);
+	start_partition(rt, partition_row);
+	part_begin(rt, rt->own, cp);
 }
 
-/*
- * Which input columns a retained row must keep (col_needed): every column
- * for ALL ROWS PER MATCH (they are output), else those read by a slot's
- * row expression.  Of those, the ones DEFINE or WITHIN read are kept
- * detoasted (col_plain; see window_varlena()).
- */
-static void
-compute_needed_columns(MrRuntime *rt)
+int64
+mr_runtime_partition_rows(MrRuntime *rt)
+{
+	return rt->own->nrows;
+}
+
+/* ---------- partition runs ---------- */
+
+/* a partition run's key, from the PARTITION BY columns of key_row */
+static MrPartRun *
+partrun_alloc(MrRuntime *rt, TupleTableSlot *key_row, void *arg)
 {
 	const MrBoundQuery *q = rt->q;
-	NeededCtx	cx;
-	int			s,
-				i;
-
-	cx.needed = rt->col_needed;
-	cx.natts = q->natts;
-	for (i = 0; i < q->natts; i++)
-		cx.needed[i] = q->clause->rows_per_match != MR_ONE_ROW;
-	for (s = 0; s < q->nslots; s++)
-		mark_slot(&cx, rt, &q->slots[s]);
-	cx.needed = rt->col_plain;
-	for (i = 0; i < q->clause->nvars; i++)
-		mark_lowered(&cx, rt, q->defines[i]);
-	mark_lowered(&cx, rt, q->within);
-}
-
-/* a FastCond for lw when it is "$a op $b" with a strict boolean operator */
-static FastCond *
-make_fast_cond(MrLowered *lw)
-{
-	OpExpr	   *op;
-	FastCond   *fc;
+	int			np = q->npartition;
+	MrPartRun  *run;
+	MemoryContext old = MemoryContextSwitchTo(rt->runcxt);
 	int			i;
 
-	if (lw == NULL || lw->plan != NULL || lw->expr == NULL || !IsA(lw->expr, OpExpr))
-		return NULL;
-	op = (OpExpr *) lw->expr;
-	if (op->opresulttype != BOOLOID || list_length(op->args) != 2 || op->opretset)
-		return NULL;
-	set_opfuncid(op);
-	if (!func_strict(op->opfuncid))
-		return NULL;
-	fc = palloc0(sizeof(FastCond));
-	for (i = 0; i < 2; i++)
-	{
-		Param	   *p = (Param *) list_nth(op->args, i);
-
-		if (!IsA(p, Param) || p->paramkind != PARAM_EXTERN ||
-			p->paramid < 1 || p->paramid > lw->nslots)
-		{
-			pfree(fc);
-			return NULL;
-		}
-		fc->slot[i] = lw->slots[p->paramid - 1];
-	}
-	fmgr_info(op->opfuncid, &fc->flinfo);
-	fc->collation = op->inputcollid;
-	fc->cmp = FAST_FMGR;
-	switch (op->opfuncid)
-	{
-#define FAST_CASE(fn, t, c) case fn: fc->type = t; fc->cmp = c; break
-			FAST_CASE(F_INT4LT, FAST_INT4, FAST_LT);
-			FAST_CASE(F_INT4LE, FAST_INT4, FAST_LE);
-			FAST_CASE(F_INT4GT, FAST_INT4, FAST_GT);
-			FAST_CASE(F_INT4GE, FAST_INT4, FAST_GE);
-			FAST_CASE(F_INT4EQ, FAST_INT4, FAST_EQ);
-			FAST_CASE(F_INT4NE, FAST_INT4, FAST_NE);
-			FAST_CASE(F_INT8LT, FAST_INT8, FAST_LT);
-			FAST_CASE(F_INT8LE, FAST_INT8, FAST_LE);
-			FAST_CASE(F_INT8GT, FAST_INT8, FAST_GT);
-			FAST_CASE(F_INT8GE, FAST_INT8, FAST_GE);
-			FAST_CASE(F_INT8EQ, FAST_INT8, FAST_EQ);
-			FAST_CASE(F_INT8NE, FAST_INT8, FAST_NE);
-			FAST_CASE(F_FLOAT8LT, FAST_FLOAT8, FAST_LT);
-			FAST_CASE(F_FLOAT8LE, FAST_FLOAT8, FAST_LE);
-			FAST_CASE(F_FLOAT8GT, FAST_FLOAT8, FAST_GT);
-			FAST_CASE(F_FLOAT8GE, FAST_FLOAT8, FAST_GE);
-			FAST_CASE(F_FLOAT8EQ, FAST_FLOAT8, FAST_EQ);
-			FAST_CASE(F_FLOAT8NE, FAST_FLOAT8, FAST_NE);
-			FAST_CASE(F_NUMERIC_LT, FAST_NUMERIC, FAST_LT);
-			FAST_CASE(F_NUMERIC_LE, FAST_NUMERIC, FAST_LE);
-			FAST_CASE(F_NUMERIC_GT, FAST_NUMERIC, FAST_GT);
-			FAST_CASE(F_NUMERIC_GE, FAST_NUMERIC, FAST_GE);
-			FAST_CASE(F_NUMERIC_EQ, FAST_NUMERIC, FAST_EQ);
-			FAST_CASE(F_NUMERIC_NE, FAST_NUMERIC, FAST_NE);
-#undef FAST_CASE
-		default:
-			break;
-	}
-	return fc;
-}
-
-/* ---------- the expressions' executor state ---------- */
-
-static void
-init_row_expr(MrRuntime *rt, const MrRowExpr *r)
-{
-	if (r->column < 0 && r->expr != NULL && r->plan == NULL)
-		rt->exec[r->exec].state = ExecInitExpr(r->expr, NULL);
-}
-
-static void
-init_lowered(MrRuntime *rt, const MrLowered *lw)
-{
-	MrExprExec *ex;
-	int			i;
-
-	if (lw == NULL)
-		return;
-	ex = &rt->exec[lw->exec];
-	ex->params = makeParamList(Max(lw->nslots, 1));
-	ex->params->numParams = lw->nslots;
-	for (i = 0; i < lw->nslots; i++)
-	{
-		ex->params->params[i].ptype = rt->q->slots[lw->slots[i]].type;
-		ex->params->params[i].pflags = PARAM_FLAG_CONST;
-	}
-	if (lw->plan == NULL)
-		ex->state = ExecInitExpr(lw->expr, NULL);
-}
-
-/*
- * The executor state of every expression of the query, made as the
- * executor initialises a plan's expressions when it starts (which also
- * checks the permission to call each function): expression states, and
- * the parameter lists lowered expressions read their slots' values from.
- * Planned expressions (with subqueries) start on first use (eval_planned).
- */
-static void
-init_expr_exec(MrRuntime *rt)
-{
-	const MrBoundQuery *q = rt->q;
-	int			i,
-				k;
-
-	rt->exec = palloc0(sizeof(MrExprExec) * Max(q->nexprs, 1));
-	for (i = 0; i < q->nslots; i++)
-	{
-		const MrSlot *slot = &q->slots[i];
-
-		if (slot->kind == MR_SLOT_NAV)
-			init_row_expr(rt, &slot->row);
-		else if (slot->kind == MR_SLOT_AGG)
-		{
-			for (k = 0; k < slot->naggargs; k++)
-				init_row_expr(rt, &slot->aggargs[k]);
-			if (slot->aggfilter)
-				init_row_expr(rt, slot->aggfilter);
-		}
-	}
-	for (i = 0; i < q->clause->nvars; i++)
-		init_lowered(rt, q->defines[i]);
-	for (i = 0; i < q->clause->nmeasures; i++)
-		init_lowered(rt, q->measures[i]);
-	init_lowered(rt, q->within);
-}
-
-MrRuntime *
-mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
-{
-	MrRuntime  *rt = palloc0(sizeof(MrRuntime));
-	MrMatcherOptions opts;
-	int			i;
-
-	rt->q = q;
-	rt->emit = emit;
-	rt->emit_arg = emit_arg;
-	rt->cxt = CurrentMemoryContext;
-	rt->rowcxt = AllocSetContextCreate(rt->cxt, "match_recognize rows", ALLOCSET_DEFAULT_SIZES);
-	rt->partcxt = AllocSetContextCreate(rt->cxt, "match_recognize partition", ALLOCSET_SMALL_SIZES);
-	rt->evalcxt = AllocSetContextCreate(rt->cxt, "match_recognize eval", ALLOCSET_DEFAULT_SIZES);
-	rt->aggcxt = AllocSetContextCreate(rt->cxt, "match_recognize aggregates", ALLOCSET_DEFAULT_SIZES);
-	rt->econtext = CreateStandaloneExprContext();
-	rt->rowparams = makeParamList(q->nrowparams);
-	rt->rowparams->numParams = q->nrowparams;
-	for (i = 0; i < q->natts; i++)
-	{
-		rt->rowparams->params[i].ptype = TupleDescAttr(q->input_desc, i)->atttypid;
-		rt->rowparams->params[i].pflags = PARAM_FLAG_CONST;
-	}
-	rt->rowparams->params[q->natts].ptype = TEXTOID;
-	rt->rowparams->params[q->natts + 1].ptype = INT8OID;
-	init_expr_exec(rt);
-
-	rt->npartition = q->npartition;
-	rt->natts = q->natts;
-	rt->partition_cols = q->partition_cols;
-	rt->max_prev = q->max_prev;
-	rt->part_values = palloc0(sizeof(Datum) * Max(q->npartition, 1));
-	rt->part_nulls = palloc0(sizeof(bool) * Max(q->npartition, 1));
-	rt->part_eq = palloc0(sizeof(FmgrInfo) * Max(q->npartition, 1));
-	rt->part_coll = palloc0(sizeof(Oid) * Max(q->npartition, 1));
-	rt->part_bitwise = palloc0(sizeof(bool) * Max(q->npartition, 1));
-	for (i = 0; i < q->npartition; i++)
+	run = palloc0(MAXALIGN(sizeof(MrPartRun)) + (sizeof(Datum) + sizeof(bool)) * Max(np, 1));
+	run->rt = rt;
+	run->arg = arg;
+	run->key_values = (Datum *) ((char *) run + MAXALIGN(sizeof(MrPartRun)));
+	run->key_nulls = (bool *) (run->key_values + Max(np, 1));
+	for (i = 0; i < np; i++)
 	{
 		Form_pg_attribute a = TupleDescAttr(q->input_desc, q->partition_cols[i]);
-		TypeCacheEntry *tce = lookup_type_cache(a->atttypid, TYPECACHE_EQ_OPR_FINFO);
+		Datum		d = slot_getattr(key_row, q->partition_cols[i] + 1, &run->key_nulls[i]);
 
-		if (!OidIsValid(tce->eq_opr_finfo.fn_oid))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_FUNCTION),
-					 errmsg("could not identify an equality operator for type %s",
-							format_type_be(a->atttypid))));
-		fmgr_info_copy(&rt->part_eq[i], &tce->eq_opr_finfo, rt->cxt);
-		rt->part_coll[i] = a->attcollation;
-		switch (a->atttypid)
-		{
-			case INT2OID:
-			case INT4OID:
-			case INT8OID:
-			case OIDOID:
-			case BOOLOID:
-			case DATEOID:
-			case TIMESTAMPOID:
-			case TIMESTAMPTZOID:
-				rt->part_bitwise[i] = a->attbyval;
-				break;
-			default:
-				break;
-		}
+		run->key_values[i] = run->key_nulls[i] ? (Datum) 0 :
+			mr_datum_copy_flat(d, a->attbyval, a->attlen);
 	}
-
-	rt->cap = 64;
-	rt->ring = palloc0(sizeof(MrRow *) * rt->cap);
-	rt->ring_trans = palloc0(sizeof(MrDfaTrans *) * rt->cap);
-	rt->col_needed = palloc0(sizeof(bool) * Max(q->natts, 1));
-	rt->col_byval = palloc0(sizeof(bool) * Max(q->natts, 1));
-	rt->col_len = palloc0(sizeof(int16) * Max(q->natts, 1));
-	rt->col_plain = palloc0(sizeof(bool) * Max(q->natts, 1));
-	for (i = 0; i < q->natts; i++)
-	{
-		rt->col_byval[i] = TupleDescAttr(q->input_desc, i)->attbyval;
-		rt->col_len[i] = TupleDescAttr(q->input_desc, i)->attlen;
-	}
-	compute_needed_columns(rt);
-	rt->needed = palloc(sizeof(int) * Max(q->natts, 1));
-	rt->needed_byval = true;
-	for (i = 0; i < q->natts; i++)
-		if (rt->col_needed[i])
-		{
-			rt->needed[rt->nneeded++] = i;
-			if (!rt->col_byval[i])
-				rt->needed_byval = false;
-		}
-	rt->slot_current_column = palloc0(sizeof(bool) * Max(q->nslots, 1));
-	for (i = 0; i < q->nslots; i++)
-	{
-		MrSlot	   *slot = &q->slots[i];
-
-		rt->slot_current_column[i] = slot->kind == MR_SLOT_NAV &&
-			!slot->logical_first && slot->logical_offset == 0 &&
-			slot->row.column >= 0 && !slot->row.uses_classifier;
-	}
-	rt->measure_is_slot = palloc0(sizeof(bool) * Max(q->clause->nmeasures, 1));
-	for (i = 0; i < q->clause->nmeasures; i++)
-	{
-		MrLowered  *lw = q->measures[i];
-
-		rt->measure_is_slot[i] = lw->plan == NULL && lw->nslots == 1 &&
-			lw->expr != NULL && IsA(lw->expr, Param) &&
-			((Param *) lw->expr)->paramkind == PARAM_EXTERN &&
-			((Param *) lw->expr)->paramid == 1 &&
-			((Param *) lw->expr)->paramtype == q->slots[lw->slots[0]].type;
-	}
-	rt->measure_last_var = palloc(sizeof(int) * Max(q->clause->nmeasures, 1));
-	rt->measure_column = palloc0(sizeof(int) * Max(q->clause->nmeasures, 1));
-	rt->measure_offset = palloc0(sizeof(int64) * Max(q->clause->nmeasures, 1));
-	rt->last_row_of = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
-	for (i = 0; i < q->clause->nmeasures; i++)
-	{
-		MrSlot	   *slot = rt->measure_is_slot[i] ? &q->slots[q->measures[i]->slots[0]] : NULL;
-		int			v,
-					nmembers = 0,
-					member = -1;
-
-		rt->measure_last_var[i] = MR_MEASURE_NOT_LAST;
-		if (slot == NULL || slot->kind != MR_SLOT_NAV || slot->logical_first ||
-			slot->logical_offset != 0 || slot->row.column < 0 ||
-			slot->row.uses_classifier || slot->within_match)
-			continue;
-		if (slot->set.universal)
-			rt->measure_last_var[i] = MR_MEASURE_UNIVERSAL;
-		else
-		{
-			for (v = 0; v < q->clause->nvars; v++)
-				if (slot->set.member[v])
-				{
-					nmembers++;
-					member = v;
-				}
-			if (nmembers == 1)
-				rt->measure_last_var[i] = member;
-		}
-		if (rt->measure_last_var[i] != MR_MEASURE_NOT_LAST)
-		{
-			rt->any_measure_last = true;
-			rt->measure_column[i] = slot->row.column;
-			rt->measure_offset[i] = slot->physical_offset;
-		}
-	}
-	rt->all_measures_last = true;
-	for (i = 0; i < q->clause->nmeasures; i++)
-		if (rt->measure_last_var[i] == MR_MEASURE_NOT_LAST)
-			rt->all_measures_last = false;
-	rt->outcol_part = palloc(sizeof(int) * Max(q->noutcols, 1));
-	for (i = 0; i < q->noutcols; i++)
-	{
-		int			p;
-
-		rt->outcol_part[i] = -1;
-		for (p = 0; p < q->npartition; p++)
-			if (q->outcols[i].input_column >= 0 &&
-				q->partition_cols[p] == q->outcols[i].input_column)
-				rt->outcol_part[i] = p;
-	}
-	rt->cache_row = palloc(sizeof(int64) * Max(q->clause->nvars, 1));
-	rt->cache_start = palloc0(sizeof(int64) * Max(q->clause->nvars, 1));
-	rt->cache_val = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
-	rt->cacheable = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
-	rt->cache_by_start = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
-	rt->fast_define = palloc0(sizeof(FastCond *) * Max(q->clause->nvars, 1));
-	for (i = 0; i < q->clause->nvars; i++)
-	{
-		MrLowered  *lw = q->defines[i];
-
-		rt->cacheable[i] = lw == NULL || !lw->path_dependent;
-		rt->cache_by_start[i] = q->within != NULL || (lw != NULL && lw->start_dependent);
-		rt->fast_define[i] = make_fast_cond(lw);
-	}
-	for (i = 0; i < q->clause->nvars; i++)
-	{
-		FastCond   *fc = rt->fast_define[i];
-
-		if (fc)
-			fc->no_alloc = fc->cmp != FAST_FMGR &&
-				rt->slot_current_column[fc->slot[0]] &&
-				rt->slot_current_column[fc->slot[1]];
-		if (fc && fc->no_alloc && fc->type == FAST_NUMERIC)
-		{
-			rt->col_plain[q->slots[fc->slot[0]].row.column] = true;
-			rt->col_plain[q->slots[fc->slot[1]].row.column] = true;
-		}
-	}
-	rt->skip_member = palloc0(sizeof(bool) * Max(q->clause->nvars, 1));
-	if (q->clause->skip == MR_SKIP_TO_FIRST || q->clause->skip == MR_SKIP_TO_LAST)
-	{
-		MrClause   *c = q->clause;
-
-		if (c->skip_var >= 0)
-			rt->skip_member[c->skip_var] = true;
-		else
-		{
-			MrSubset   *sub = &c->subsets[c->skip_subset];
-
-			for (i = 0; i < sub->nmembers; i++)
-				rt->skip_member[sub->members[i]] = true;
-		}
-	}
-	rt->dfa_ok = dfa_qualifies(rt);
-	rt->aggstates = palloc0(sizeof(MrAggState *) * Max(q->nslots, 1));
-	rt->out_values = palloc0(sizeof(Datum) * Max(q->noutcols, 1));
-	rt->out_nulls = palloc0(sizeof(bool) * Max(q->noutcols, 1));
-	rt->measure_values = palloc0(sizeof(Datum) * Max(q->clause->nmeasures, 1));
-	rt->measure_nulls = palloc0(sizeof(bool) * Max(q->clause->nmeasures, 1));
-
-	opts.dedup = q->dedup;
-	opts.max_threads = mr_max_threads;
-	opts.define = define_callback;
-	opts.define_arg = rt;
-	rt->matcher = mr_matcher_create(q->program, &opts);
-	return rt;
+	MemoryContextSwitchTo(old);
+	rt->nruns++;
+	return run;
 }
+
+MrPartRun *
+mr_partrun_create(MrRuntime *rt, TupleTableSlot *key_row, void *arg)
+{
+	MrPartRun  *run = partrun_alloc(rt, key_row, arg);
+
+	/* nothing pushed yet: suspended at the partition's start */
+	memset(&run->cp, 0, sizeof(run->cp));
+	return run;
+}
+
+MrPartRun *
+mr_partrun_restore(MrRuntime *rt, TupleTableSlot *key_row,
+				   const MrRuntimeCheckpoint *cp, void *arg)
+{
+	MrPartRun  *run = partrun_alloc(rt, key_row, arg);
+
+	run->cp = *cp;
+	if (cp->keep_from < cp->nrows)
+		mr_partrun_resume(run); /* the caller pushes the rows it kept */
+	return run;
+}
+
+void
+mr_partrun_resume(MrPartRun *run)
+{
+	MrRuntime  *rt = run->rt;
+	MrPartState *ps;
+
+	if (run->ps != NULL)
+		return;
+	ps = part_state_create(rt, NULL, MR_RUN_RING_INITIAL);
+	ps->part_values = run->key_values;
+	ps->part_nulls = run->key_nulls;
+	ps->run_arg = run->arg;
+	part_begin(rt, ps, &run->cp);
+	run->ps = ps;
+}
+
+bool
+mr_partrun_suspend(MrPartRun *run)
+{
+	MrRuntime  *rt = run->rt;
+	MrPartState *ps = run->ps;
+
+	if (ps == NULL)
+		return true;
+	if (!ps->in_partition || !part_nothing_live(rt, ps))
+		return false;
+	if (ps->matcher)
+		part_detach_matcher(rt, ps);
+	if (part_retained_from(rt, ps) < ps->nrows)
+		return false;			/* rows PREV or an unreported row still need */
+	part_checkpoint(rt, ps, &run->cp);
+	part_state_free(rt, ps);
+	run->ps = NULL;
+	return true;
+}
+
+bool
+mr_partrun_is_suspended(const MrPartRun *run)
+{
+	return run->ps == NULL;
+}
+
+void
+mr_partrun_push(MrPartRun *run, TupleTableSlot *slot)
+{
+	if (unlikely(run->ps == NULL))
+		mr_partrun_resume(run);
+	slot_getallattrs(slot);
+	push_row(run->rt, run->ps, slot);
+}
+
+void
+mr_partrun_finish(MrPartRun *run)
+{
+	mr_partrun_resume(run);
+	part_end(run->rt, run->ps);
+}
+
+void
+mr_partrun_free(MrPartRun *run)
+{
+	MrRuntime  *rt = run->rt;
+	int			i;
+
+	if (run->ps)
+		part_state_free(rt, run->ps);
+	for (i = 0; i < rt->q->npartition; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(rt->q->input_desc, rt->q->partition_cols[i]);
+
+		if (!run->key_nulls[i] && !a->attbyval)
+			pfree(DatumGetPointer(run->key_values[i]));
+	}
+	pfree(run);
+	rt->nruns--;
+}
+
+int64
+mr_partrun_expire_before(MrPartRun *run, int64 first_alive)
+{
+	if (run->ps == NULL)
+		return 0;
+	return part_expire_before(run->rt, run->ps, first_alive);
+}
+
+int64
+mr_partrun_retained_from(MrPartRun *run)
+{
+	if (run->ps == NULL)
+		return run->cp.keep_from;
+	return part_retained_from(run->rt, run->ps);
+}
+
+int64
+mr_partrun_rows(MrPartRun *run)
+{
+	return run->ps ? run->ps->nrows : run->cp.nrows;
+}
+
+void
+mr_partrun_checkpoint(MrPartRun *run, MrRuntimeCheckpoint *cp)
+{
+	if (run->ps == NULL)
+		*cp = run->cp;
+	else
+		part_checkpoint(run->rt, run->ps, cp);
+}
+
+/* ---------- the runtime ---------- */
 
 void
 mr_runtime_destroy(MrRuntime *rt)
@@ -904,84 +933,39 @@ mr_runtime_destroy(MrRuntime *rt)
 	FreeExprContext(rt->econtext, true);
 }
 
-int64
-mr_runtime_expire_before(MrRuntime *rt, int64 first_alive)
-{
-	int64		n;
-	MemoryContext old = MemoryContextSwitchTo(rt->cxt);
-
-	n = mr_matcher_expire_before(rt->matcher, first_alive);
-	MemoryContextSwitchTo(old);
-	if (n > 0)
-		drive(rt);
-	return n;
-}
-
-int64
-mr_runtime_retained_from(MrRuntime *rt)
-{
-	int64		from = Min(rt->unmatched_from, mr_matcher_earliest_live(rt->matcher)) - rt->q->max_prev;
-
-	return Max(from, rt->buf_first);
-}
-
-void
-mr_runtime_checkpoint(MrRuntime *rt, MrRuntimeCheckpoint *cp)
-{
-	cp->nrows = rt->nrows;
-	cp->keep_from = mr_runtime_retained_from(rt);
-	cp->matcher_from = Min(rt->unmatched_from, mr_matcher_earliest_live(rt->matcher));
-	cp->match_number = rt->match_number;
-	cp->unmatched_from = rt->unmatched_from;
-	cp->covered_upto = rt->covered_upto;
-}
-
-void
-mr_runtime_restore(MrRuntime *rt, TupleTableSlot *partition_row,
-				   const MrRuntimeCheckpoint *cp)
-{
-	MemoryContext old;
-
-	start_partition(rt, partition_row);
-	rt->buf_first = cp->keep_from;
-	rt->nrows = cp->keep_from;
-	rt->needed_from = cp->keep_from;
-	rt->match_number = cp->match_number;
-	rt->unmatched_from = cp->unmatched_from;
-	rt->covered_upto = cp->covered_upto;
-	old = MemoryContextSwitchTo(rt->cxt);
-	mr_matcher_reset(rt->matcher, cp->matcher_from);
-	MemoryContextSwitchTo(old);
-}
-
 void
 mr_runtime_degrade_skip(MrRuntime *rt, bool degrade)
 {
 	rt->degrade_skip = degrade;
 }
 
-int64
-mr_runtime_partition_rows(MrRuntime *rt)
-{
-	return rt->nrows;
-}
-
 void
 mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats)
 {
-	const MrMatcherStats *ms = mr_matcher_stats(rt->matcher);
+	MrMatcherStats ms = rt->gone_matcher_stats;
+	uint64		dfa_steps = rt->gone_dfa_steps;
+	dlist_iter	iter;
 
+	dlist_foreach(iter, &rt->states)
+	{
+		MrPartState *ps = dlist_container(MrPartState, node, iter.cur);
+
+		if (ps->matcher)
+			matcher_count(ps->matcher, &ms);
+		if (rt->dfa)
+			dfa_steps += ps->dfa_search.steps;
+	}
 	*stats = rt->stats;
-	stats->steps = ms->steps + rt->dfa_search.steps;
-	stats->define_calls = ms->define_calls + rt->dfa_define_calls;
+	stats->steps = ms.steps + dfa_steps;
+	stats->define_calls = ms.define_calls + rt->dfa_define_calls;
 	if (rt->dfa_mask_on_append)
 		stats->define_calls += (uint64) rt->stats.rows_in * rt->dfa_ndefines;
-	stats->merged = ms->merged;
-	stats->peak_threads = ms->peak_threads;
+	stats->merged = ms.merged;
+	stats->peak_threads = ms.peak_threads;
 	if (rt->dfa_auto)
 	{
 		stats->peak_threads = Max(stats->peak_threads, mr_dfa_peak_threads(rt->dfa_auto));
 		stats->automaton_states = mr_dfa_nstates(rt->dfa_auto);
 	}
-	stats->memo_hits = ms->memo_hits;
+	stats->memo_hits = ms.memo_hits;
 }

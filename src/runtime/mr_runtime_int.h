@@ -38,6 +38,7 @@
 
 #include "executor/execdesc.h"
 #include "executor/tuptable.h"
+#include "lib/ilist.h"
 #include "nodes/execnodes.h"
 #include "nodes/params.h"
 #include "utils/float.h"
@@ -66,6 +67,11 @@ typedef struct MrRow
 #define DFA_MASK_KNOWN 0x80000000u
 #define DFA_TRIM_BATCH 32		/* rows released at once in DFA mode */
 
+#define MR_OWN_RING_INITIAL 64	/* ring slots of the runtime's own partition */
+#define MR_RUN_RING_INITIAL 8	/* ... of a partition run: most keep a few rows */
+#define MR_SPARE_MATCHERS 16	/* matchers kept for the next partition to need one */
+#define MR_MATCHER_BLOCK (16 * 1024)	/* first block of a matcher's context */
+
 /*
  * DFA mode (mr_dfa.h): for a query whose pattern the automaton supports,
  * under MR_DEDUP_STATE, without WITHIN, and whose DEFINEs are all inline
@@ -76,15 +82,32 @@ typedef struct MrRow
  * back.
  */
 
-
-struct MrRuntime
+/*
+ * A matcher of mr_match.h in a memory context of its own, so that it can be
+ * dropped whole (the matcher allocates in the context current at each
+ * call).  `counted` is what of its statistics the runtime's totals hold.
+ */
+typedef struct MrMatcherBox
 {
-	/*
-	 * What one input row touches comes first, together: between two rows
-	 * the child plan (an index scan walks heap and index pages) pushes
-	 * scattered state out of the L1 cache, and a row's work is bound by
-	 * how many cache lines it needs, not by its instructions.
-	 */
+	MrMatcher  *m;
+	MemoryContext cxt;
+	MrMatcherStats counted;
+	struct MrMatcherBox *next;	/* in the runtime's free list */
+} MrMatcherBox;
+
+/*
+ * The live state of one partition: its retained-row window, its matcher
+ * (or the automaton lane's search) and how far it got.  The runtime's own
+ * partition (the one mr_runtime_push() feeds) has one for the runtime's
+ * lifetime; a partition run (MrPartRun) has one while it is live and none
+ * while it is suspended.
+ *
+ * Row window: rows [buf_first, nrows) at ring[(head + i) & (cap - 1)]; cap
+ * is a power of 2; the other slots hold released rows (or NULL).
+ */
+typedef struct MrPartState
+{
+	/* what one input row touches comes first (see MrRuntime) */
 	int64		nrows;
 	int64		buf_first;
 	int64		head;
@@ -94,27 +117,70 @@ struct MrRuntime
 	int64		unmatched_from;
 	MrRow	  **ring;
 	const MrDfaTrans **ring_trans;	/* DFA mode: the step that consumed each row */
-
 	const MrRow *dfa_prev_row;	/* dfa_simple: the previous row (kept: max_prev >= 1) */
-	const MrBoundQuery *q;		/* read only: any number of runtimes share it */
 	bool		in_partition;
 	bool		partition_ended;
+
+	Datum	   *part_values;	/* the partition's key */
+	bool	   *part_nulls;
+	int64		match_number;
+	int64		covered_upto;
+
+	/*
+	 * The general lane's matcher: the runtime's own partition keeps one; a
+	 * partition run has one only while a thread or a pending match is alive
+	 * (match_from is where a matcher it gets next starts searching).
+	 */
+	MrMatcherBox *matcher;
+	int64		match_from;
+	void	   *run_arg;		/* MrEmitInfo.run_arg */
+	dlist_node	node;			/* in MrRuntime.states */
+	MrDfaRun	dfa_search;		/* DFA mode: the current search (never moved) */
+} MrPartState;
+
+/*
+ * A partition run: the handle a caller keeps per partition.  It owns its
+ * key; its live state (ps) comes and goes with suspend and resume.
+ */
+struct MrPartRun
+{
+	MrRuntime  *rt;
+	MrPartState *ps;			/* NULL while suspended */
+	MrRuntimeCheckpoint cp;		/* while suspended: where it stands */
+	void	   *arg;
+	Datum	   *key_values;		/* flat copies, in the runtime's runcxt */
+	bool	   *key_nulls;
+};
+
+struct MrRuntime
+{
+	/*
+	 * What one input row touches comes first, together: between two rows
+	 * the child plan (an index scan walks heap and index pages) pushes
+	 * scattered state out of the L1 cache, and a row's work is bound by
+	 * how many cache lines it needs, not by its instructions.  The own
+	 * partition's state is embedded first, so that a row's work addresses
+	 * it and the runtime from one base.
+	 */
+	MrPartState own_state;		/* the runtime's own partition (mr_runtime_push) */
+	MrPartState *own;			/* = &own_state */
+	MrPartState *cur;			/* the partition being driven: what the
+								 * matcher's DEFINE callback evaluates over */
+	const MrBoundQuery *q;		/* read only: any number of runtimes share it */
 	bool		dfa_fast;		/* DFA, masks on append, no NEXT, no unmatched rows:
 								 * dfa_step_appended() */
 	bool		dfa_lean;		/* DFA, and matches settle by settle_match_lean() */
-	struct DfaCmp *dfa_cmps;	/* dfa_simple: the distinct comparisons */
 	bool		dfa_cur_from_row;	/* some compare numerics (read the row) */
-	int			dfa_ncmps;
 	bool		dfa_simple;		/* DFA, no DEFINE reads NEXT or before PREV(x, 1) */
 	bool		dfa_mask_on_append; /* DFA, no DEFINE reads NEXT */
 	bool		needed_byval;	/* the needed columns are all by value */
+	int			dfa_ncmps;
+	struct DfaCmp *dfa_cmps;	/* dfa_simple: the distinct comparisons */
 	int			nneeded;
 	int			dfa_nconds;
 	uint32		dfa_true_mask;	/* variables without DEFINE */
 	int		   *needed;			/* [nneeded] the columns col_needed marks */
 	struct DfaCond *dfa_conds;	/* [dfa_nconds] */
-	Datum	   *part_values;
-	bool	   *part_nulls;
 	bool	   *part_bitwise;
 	int			npartition;		/* q->npartition, at hand */
 	int64		max_prev;		/* q->max_prev, at hand */
@@ -122,7 +188,6 @@ struct MrRuntime
 	int			natts;			/* q->natts, at hand */
 	uint64		dfa_define_calls;
 	int			dfa_ndefines;
-	MrDfaRun	dfa_search;		/* the current search */
 	MrRuntimeStats stats;
 
 	MrEmitFn	emit;
@@ -130,7 +195,8 @@ struct MrRuntime
 
 	MemoryContext cxt;			/* query lifetime */
 	MemoryContext rowcxt;		/* retained rows */
-	MemoryContext partcxt;		/* partition key copies */
+	MemoryContext partcxt;		/* the own partition's key copies */
+	MemoryContext runcxt;		/* partition runs and their keys */
 	MemoryContext evalcxt;		/* per evaluation, reset often */
 	MemoryContext aggcxt;		/* parent of aggregate states */
 
@@ -138,30 +204,25 @@ struct MrRuntime
 	ParamListInfo rowparams;	/* natts + 2 */
 	struct MrExprExec *exec;	/* [q->nexprs] the expressions' executor state */
 
-	/* partition */
+	/* partition key equality (for the own partition) */
 	FmgrInfo   *part_eq;
 	Oid		   *part_coll;
 
-	/*
-	 * row window: rows [buf_first, nrows) at ring[(head + i) % cap]; cap is
-	 * a power of 2; the other slots hold released rows (or NULL)
-	 */
 	bool	   *col_needed;		/* [natts] columns any expression or output reads */
 	bool	   *col_byval;
 	bool	   *col_plain;		/* [natts] columns DEFINE or WITHIN read: their
 								 * varlenas are kept detoasted (window_varlena()) */
 	int16	   *col_len;
 	bool		has_aggs;		/* any AGG slot */
-
-	MrMatcher  *matcher;
-	int64		match_number;
-	int64		covered_upto;
+	int			nagg_slots;
+	int		   *agg_slots;		/* [nagg_slots] the AGG slots */
 
 	/*
 	 * DEFINE evaluation caches for path-independent variables: the last
 	 * result per variable, for its row (and its match start, when the
 	 * DEFINE or WITHIN reads the start: cache_by_start), within one match
-	 * number (cache_match_number: MATCH_NUMBER() may be read)
+	 * number (cache_match_number: MATCH_NUMBER() may be read) of the
+	 * partition cache_ps
 	 */
 	int64	   *cache_row;
 	int64	   *cache_start;
@@ -169,6 +230,7 @@ struct MrRuntime
 	bool	   *cacheable;		/* [nvars] */
 	bool	   *cache_by_start; /* [nvars] */
 	int64		cache_match_number;
+	MrPartState *cache_ps;
 	struct FastCond **fast_define;	/* [nvars] or NULL */
 
 	/* per slot: NAV of a plain column at LAST(set, 0) (+ physical offset) */
@@ -190,8 +252,6 @@ struct MrRuntime
 	int		   *outcol_part;	/* [noutcols] partition key index, or -1 */
 	bool		last_rows_known;	/* eval_measures may use last_row_of */
 	bool		last_rows_ready;	/* last_row_of is filled for the match being settled */
-
-	/* partition key comparison without fmgr, when bitwise equality is equality */
 
 	/* aggregate states, one per AGG slot (created lazily) */
 	MrAggState **aggstates;
@@ -215,7 +275,17 @@ struct MrRuntime
 	int64		dfa_out_cap;
 	MrRow	   *dfa_null_row;	/* ... or this all-NULL one at a partition's start */
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
+	int		   *skip_vars;		/* [nskip_vars] its members */
+	int			nskip_vars;
 
+	/* partitions: live states, spare matchers, totals of those gone */
+	MrMatcherOptions matcher_opts;
+	dlist_head	states;			/* every MrPartState */
+	MrMatcherBox *spare_matchers;
+	int			nspare_matchers;
+	MrMatcherStats gone_matcher_stats;
+	uint64		gone_dfa_steps;
+	int64		nruns;			/* partition runs not freed */
 };
 
 /*
@@ -314,21 +384,25 @@ typedef struct MatchView
 #pragma GCC visibility push(hidden)
 #endif
 
+/* mr_runtime.c */
+extern MrPartState *part_state_create(MrRuntime *rt, MrPartState *in, int64 cap);
+extern void part_attach_matcher(MrRuntime *rt, MrPartState *ps);
+
 /* mr_settle.c */
-extern void emit_unmatched_upto(MrRuntime *rt, int64 upto);
+extern void emit_unmatched_upto(MrRuntime *rt, MrPartState *ps, int64 upto);
 extern int64 skip_position(MrRuntime *rt, MrMatch *m);
 extern void too_many_threads(void);
-extern int64 settle_match(MrRuntime *rt, MrMatch *m);
+extern int64 settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m);
 
-/* mr_eval.c */
+/* mr_eval.c (over the partition rt->cur) */
 extern bool define_callback(void *arg, int var, int64_t row, const MrPath *path);
 extern void eval_measures(MrRuntime *rt, const MatchView *mv);
 extern void advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final);
 extern void restart_aggs(MrRuntime *rt);
 
 /* mr_dfa_lane.c */
-extern const MrDfaTrans *dfa_build(MrRuntime *rt, uint32 mask);
-extern void drive_dfa(MrRuntime *rt);
+extern const MrDfaTrans *dfa_build(MrRuntime *rt, MrPartState *ps, uint32 mask);
+extern void drive_dfa(MrRuntime *rt, MrPartState *ps);
 extern bool dfa_qualifies(MrRuntime *rt);
 
 #if defined(__GNUC__)
@@ -338,43 +412,43 @@ extern bool dfa_qualifies(MrRuntime *rt);
 /* ---------- row window ---------- */
 
 static inline MrRow *
-row_at(MrRuntime *rt, int64 pos)
+row_at(const MrPartState *ps, int64 pos)
 {
-	Assert(pos >= rt->buf_first && pos < rt->nrows);
-	return rt->ring[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
+	Assert(pos >= ps->buf_first && pos < ps->nrows);
+	return ps->ring[(ps->head + (pos - ps->buf_first)) & (ps->cap - 1)];
 }
 
 /* DFA mode: where the transition that consumed row pos is remembered */
 static inline const MrDfaTrans **
-row_trans(MrRuntime *rt, int64 pos)
+row_trans(MrPartState *ps, int64 pos)
 {
-	Assert(pos >= rt->buf_first && pos < rt->nrows);
-	return &rt->ring_trans[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
+	Assert(pos >= ps->buf_first && pos < ps->nrows);
+	return &ps->ring_trans[(ps->head + (pos - ps->buf_first)) & (ps->cap - 1)];
 }
 
 static inline bool
-row_known(MrRuntime *rt, int64 pos)
+row_known(const MrPartState *ps, int64 pos)
 {
-	return pos >= rt->buf_first && pos < rt->nrows;
+	return pos >= ps->buf_first && pos < ps->nrows;
 }
 
 static inline void
-window_trim(MrRuntime *rt, int64 keep_from)
+window_trim(MrRuntime *rt, MrPartState *ps, int64 keep_from)
 {
-	if (keep_from > rt->nrows)
-		keep_from = rt->nrows;
-	if (keep_from > rt->needed_from)
-		rt->needed_from = keep_from;
-	if (keep_from <= rt->buf_first)
+	if (keep_from > ps->nrows)
+		keep_from = ps->nrows;
+	if (keep_from > ps->needed_from)
+		ps->needed_from = keep_from;
+	if (keep_from <= ps->buf_first)
 		return;
 	/* released rows stay in their slots, for window_append() to reuse */
 	if (!rt->needed_byval)
 	{
 		int64		r;
 
-		for (r = rt->buf_first; r < keep_from; r++)
+		for (r = ps->buf_first; r < keep_from; r++)
 		{
-			MrRow	   *row = row_at(rt, r);
+			MrRow	   *row = row_at(ps, r);
 
 			if (row->byref)
 			{
@@ -383,8 +457,8 @@ window_trim(MrRuntime *rt, int64 keep_from)
 			}
 		}
 	}
-	rt->head = (rt->head + (keep_from - rt->buf_first)) & (rt->cap - 1);
-	rt->buf_first = keep_from;
+	ps->head = (ps->head + (keep_from - ps->buf_first)) & (ps->cap - 1);
+	ps->buf_first = keep_from;
 }
 
 /* ---------- pattern variable sets ---------- */
@@ -403,7 +477,8 @@ in_set(const MrVarSet *set, int var)
  * start .. end - 1, plus a physical offset.
  */
 static inline void
-measure_at_last_row(MrRuntime *rt, int i, int64 start, int64 end, Datum *value, bool *isnull)
+measure_at_last_row(MrRuntime *rt, const MrPartState *ps, int i, int64 start, int64 end,
+					Datum *value, bool *isnull)
 {
 	int			v = rt->measure_last_var[i];
 	int64		r = v == MR_MEASURE_UNIVERSAL ? end - 1 : rt->last_row_of[v];
@@ -411,9 +486,9 @@ measure_at_last_row(MrRuntime *rt, int i, int64 start, int64 end, Datum *value, 
 	if (r >= 0 && end > start)
 	{
 		r += rt->measure_offset[i];
-		if (row_known(rt, r))
+		if (row_known(ps, r))
 		{
-			MrRow	   *row = row_at(rt, r);
+			MrRow	   *row = row_at(ps, r);
 
 			*value = row->values[rt->measure_column[i]];
 			*isnull = row->nulls[rt->measure_column[i]];
@@ -477,7 +552,7 @@ dfa_test(const DfaCond *dc, Datum a, Datum b)
  * partition makes the condition false.
  */
 static inline uint32
-dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
+dfa_mask(MrRuntime *rt, const MrPartState *ps, int64 pos, MrRow *row)
 {
 	uint32		mask = rt->dfa_true_mask;
 	int			k;
@@ -494,18 +569,18 @@ dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
 		else
 		{
 			p = pos + dc->off[0];
-			if (p < rt->buf_first || p >= rt->nrows)
+			if (p < ps->buf_first || p >= ps->nrows)
 				continue;
-			ra = row_at(rt, p);
+			ra = row_at(ps, p);
 		}
 		if (dc->off[1] == 0)
 			rb = row;
 		else
 		{
 			p = pos + dc->off[1];
-			if (p < rt->buf_first || p >= rt->nrows)
+			if (p < ps->buf_first || p >= ps->nrows)
 				continue;
-			rb = row_at(rt, p);
+			rb = row_at(ps, p);
 		}
 		if (ra->nulls[dc->col[0]] || rb->nulls[dc->col[1]])
 			continue;
@@ -521,14 +596,14 @@ dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
  * partition reads an all-NULL row instead: a condition reading it is
  * false, as in dfa_mask().
  */
-static inline uint32
-dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
+static pg_attribute_always_inline uint32
+dfa_mask_simple(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot, const MrRow *row)
 {
 	uint32		mask = rt->dfa_true_mask;
 	const Datum *cv,
-			   *pv = rt->dfa_prev_row->values;
+			   *pv = ps->dfa_prev_row->values;
 	const bool *cn,
-			   *pn = rt->dfa_prev_row->nulls;
+			   *pn = ps->dfa_prev_row->nulls;
 	int			k;
 
 	/*
@@ -559,15 +634,15 @@ dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 		if (!(na[g->col[0]] | nb[g->col[1]]))
 			mask |= g->bits[fast_compare(g->type, va[g->col[0]], vb[g->col[1]]) + 1];
 	}
-	rt->dfa_prev_row = row;
+	ps->dfa_prev_row = row;
 	return mask;
 }
 
 /* start a search at row pos */
 static inline void
-dfa_reset(MrRuntime *rt, int64 pos)
+dfa_reset(MrRuntime *rt, MrPartState *ps, int64 pos)
 {
-	mr_dfa_run_reset(&rt->dfa_search, mr_dfa_initial(rt->dfa_auto), pos);
+	mr_dfa_run_reset(&ps->dfa_search, mr_dfa_initial(rt->dfa_auto), pos);
 }
 
 /*
@@ -576,27 +651,27 @@ dfa_reset(MrRuntime *rt, int64 pos)
  * decided (drive_dfa() then settles it).
  */
 static pg_attribute_always_inline bool
-dfa_step_appended(MrRuntime *rt, const MrRow *row)
+dfa_step_appended(MrRuntime *rt, MrPartState *ps, const MrRow *row)
 {
-	MrDfaRun   *r = &rt->dfa_search;
+	MrDfaRun   *r = &ps->dfa_search;
 	uint32		mask = row->mask & ~DFA_MASK_KNOWN;
 	const MrDfaTrans *t = r->cur->trans[mask];
 	int64		earliest,
 				keep;
 
 	if (unlikely(t == NULL))
-		t = dfa_build(rt, mask);
-	rt->ring_trans[rt->append_idx] = t;	/* r->pos is the row just appended */
+		t = dfa_build(rt, ps, mask);
+	ps->ring_trans[ps->append_idx] = t;	/* r->pos is the row just appended */
 	mr_dfa_run_step(r, t);
 	if (r->cur->decided)
 		return true;
 	earliest = mr_dfa_run_earliest(r);
-	rt->unmatched_from = Max(rt->unmatched_from, earliest);
+	ps->unmatched_from = Max(ps->unmatched_from, earliest);
 	/* as in dfa_run(): Min(unmatched_from, earliest) is earliest now */
 	keep = earliest - rt->max_prev;
-	rt->needed_from = Max(rt->needed_from, keep);
-	if (keep > rt->buf_first + DFA_TRIM_BATCH)
-		window_trim(rt, keep);
+	ps->needed_from = Max(ps->needed_from, keep);
+	if (keep > ps->buf_first + DFA_TRIM_BATCH)
+		window_trim(rt, ps, keep);
 	return false;
 }
 

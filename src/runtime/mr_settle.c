@@ -21,11 +21,11 @@
 /* ---------- output rows ---------- */
 
 static void
-emit_row(MrRuntime *rt, int64 pos, bool with_measures, const MrMatch *m)
+emit_row(MrRuntime *rt, MrPartState *ps, int64 pos, bool with_measures, const MrMatch *m)
 {
 	const MrBoundQuery *q = rt->q;
 	MrEmitInfo	info;
-	MrRow	   *row = row_known(rt, pos) ? row_at(rt, pos) : NULL;
+	MrRow	   *row = row_known(ps, pos) ? row_at(ps, pos) : NULL;
 	int			i;
 
 	for (i = 0; i < q->noutcols; i++)
@@ -42,8 +42,8 @@ emit_row(MrRuntime *rt, int64 pos, bool with_measures, const MrMatch *m)
 			else if (rt->outcol_part[i] >= 0)
 			{
 				/* ONE ROW PER MATCH: partition columns */
-				rt->out_values[i] = rt->part_values[rt->outcol_part[i]];
-				rt->out_nulls[i] = rt->part_nulls[rt->outcol_part[i]];
+				rt->out_values[i] = ps->part_values[rt->outcol_part[i]];
+				rt->out_nulls[i] = ps->part_nulls[rt->outcol_part[i]];
 			}
 			else
 			{
@@ -66,29 +66,30 @@ emit_row(MrRuntime *rt, int64 pos, bool with_measures, const MrMatch *m)
 	info.match_start = m ? m->start : -1;
 	info.match_end = m ? m->end : -1;
 	info.row = pos;
+	info.run_arg = ps->run_arg;
 	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls, &info);
 	rt->stats.rows_out++;
 }
 
 void
-emit_unmatched_upto(MrRuntime *rt, int64 upto)
+emit_unmatched_upto(MrRuntime *rt, MrPartState *ps, int64 upto)
 {
 	if (rt->q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
 	{
 		int64		r;
 
-		for (r = Max(rt->unmatched_from, rt->covered_upto); r < upto; r++)
+		for (r = Max(ps->unmatched_from, ps->covered_upto); r < upto; r++)
 		{
-			emit_row(rt, r, false, NULL);
+			emit_row(rt, ps, r, false, NULL);
 			MemoryContextReset(rt->evalcxt);
 		}
 	}
-	if (upto > rt->unmatched_from)
-		rt->unmatched_from = upto;
+	if (upto > ps->unmatched_from)
+		ps->unmatched_from = upto;
 }
 
 static void
-emit_match(MrRuntime *rt, MrMatch *m)
+emit_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 {
 	MrClause   *c = rt->q->clause;
 	MatchView	mv;
@@ -134,7 +135,7 @@ emit_match(MrRuntime *rt, MrMatch *m)
 		}
 		eval_measures(rt, &mv);
 		rt->last_rows_known = false;
-		emit_row(rt, -1, true, m);
+		emit_row(rt, ps, -1, true, m);
 	}
 	else if (m->end == m->start)
 	{
@@ -143,7 +144,7 @@ emit_match(MrRuntime *rt, MrMatch *m)
 			mv.current = m->start;
 			mv.vend = m->start;
 			eval_measures(rt, &mv);
-			emit_row(rt, m->start, true, m);
+			emit_row(rt, ps, m->start, true, m);
 		}
 	}
 	else
@@ -159,7 +160,7 @@ emit_match(MrRuntime *rt, MrMatch *m)
 			mv.current = r;
 			mv.vend = r + 1;
 			eval_measures(rt, &mv);
-			emit_row(rt, r, true, m);
+			emit_row(rt, ps, r, true, m);
 			MemoryContextReset(rt->evalcxt);
 		}
 	}
@@ -201,11 +202,11 @@ skip_position(MrRuntime *rt, MrMatch *m)
 	}
 	else if (rt->last_rows_ready)
 	{
-		int			v;
+		int			k;
 
-		for (v = 0; v < c->nvars; v++)
-			if (rt->skip_member[v] && rt->last_row_of[v] > found)
-				found = rt->last_row_of[v];
+		for (k = 0; k < rt->nskip_vars; k++)
+			if (rt->last_row_of[rt->skip_vars[k]] > found)
+				found = rt->last_row_of[rt->skip_vars[k]];
 	}
 	else
 	{
@@ -250,27 +251,29 @@ too_many_threads(void)
 }
 
 /*
- * Emit a decided match m (its rows up to m->end + max_next are known) and
- * the unmatched rows before it; returns where the search resumes.
+ * Emit a decided match m of partition ps (its rows up to m->end + max_next
+ * are known) and the unmatched rows before it; returns where the search
+ * resumes.  The caller made ps the partition being driven (rt->cur), which
+ * the MEASURES are evaluated over.
  */
 int64
-settle_match(MrRuntime *rt, MrMatch *m)
+settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 {
 	int64		skip;
 
-	m->number = rt->match_number + 1;
+	m->number = ps->match_number + 1;
 	if (rt->q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
-		emit_unmatched_upto(rt, m->start);
-	else if (m->start > rt->unmatched_from)
-		rt->unmatched_from = m->start;	/* as emit_unmatched_upto() */
-	rt->match_number++;
-	emit_match(rt, m);
+		emit_unmatched_upto(rt, ps, m->start);
+	else if (m->start > ps->unmatched_from)
+		ps->unmatched_from = m->start;	/* as emit_unmatched_upto() */
+	ps->match_number++;
+	emit_match(rt, ps, m);
 	skip = skip_position(rt, m);
-	if (m->end > rt->covered_upto)
-		rt->covered_upto = m->end;
-	if (m->end == m->start && m->start + 1 > rt->covered_upto)
-		rt->covered_upto = m->start + 1;
-	rt->unmatched_from = skip;
+	if (m->end > ps->covered_upto)
+		ps->covered_upto = m->end;
+	if (m->end == m->start && m->start + 1 > ps->covered_upto)
+		ps->covered_upto = m->start + 1;
+	ps->unmatched_from = skip;
 	rt->last_rows_ready = false;
 	return skip;
 }
