@@ -33,18 +33,13 @@
 
 /* like nodeAgg.c's GetAggInitVal: text literal -> value of the transtype */
 static Datum
-mr_agg_init_value(Datum textInitVal, Oid transtype)
+mr_agg_init_value(char *strInitVal, Oid transtype)
 {
 	Oid			typinput;
 	Oid			typioparam;
-	char	   *strInitVal;
-	Datum		initVal;
 
 	getTypeInputInfo(transtype, &typinput, &typioparam);
-	strInitVal = TextDatumGetCString(textInitVal);
-	initVal = OidInputFunctionCall(typinput, strInitVal, typioparam, -1);
-	pfree(strInitVal);
-	return initVal;
+	return OidInputFunctionCall(typinput, strInitVal, typioparam, -1);
 }
 
 /* ExecInitAgg's permission check of a component function */
@@ -59,25 +54,14 @@ check_component_fn(Oid fnoid, Oid aggOwner)
 	InvokeFunctionExecuteHook(fnoid);
 }
 
-MrAggDesc *
-mr_agg_prepare(Aggref *aggref)
+/*
+ * The calls MATCH_RECOGNIZE cannot run (the lowering refuses them with a
+ * position already; an analysis replayed from a view's parts comes here
+ * unchecked), and the permission to call the aggregate, as in ExecInitAgg.
+ */
+static void
+check_aggregate_call(Aggref *aggref)
 {
-	MrAggDesc  *desc;
-	HeapTuple	aggTuple;
-	HeapTuple	procTuple;
-	Form_pg_aggregate aggform;
-	Oid			aggOwner;
-	Oid			transfn_oid;
-	Oid			finalfn_oid;
-	bool		finalfnExtraArgs;
-	char		finalmodify;
-	Oid			aggtranstype;
-	Oid			inputTypes[FUNC_MAX_ARGS];
-	int			numArguments;
-	Expr	   *transfnexpr;
-	Expr	   *finalfnexpr;
-	Datum		textInitVal;
-	bool		initIsNull;
 	AclResult	aclresult;
 
 	if (aggref->aggkind != AGGKIND_NORMAL)
@@ -93,102 +77,106 @@ mr_agg_prepare(Aggref *aggref)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("ORDER BY inside an aggregate call is not supported in MATCH_RECOGNIZE")));
-
-	/* permission to call the aggregate, as in ExecInitAgg */
 	aclresult = pg_proc_aclcheck(aggref->aggfnoid, GetUserId(), ACL_EXECUTE);
 	if (aclresult != ACLCHECK_OK)
 		aclcheck_error(aclresult, OBJECT_AGGREGATE,
 					   get_func_name(aggref->aggfnoid));
 	InvokeFunctionExecuteHook(aggref->aggfnoid);
+}
+
+/*
+ * What pg_aggregate says that the runtime needs, checked: the final
+ * function may run after every row and the transition function again after
+ * it, so it must leave the transition value alone (like initialize_peragg()
+ * for window aggregates, accept only READ_ONLY: SHAREABLE only allows
+ * repeated final calls on an ending state); the aggregate's owner must be
+ * allowed to call its component functions.
+ */
+static void
+read_aggregate(Aggref *aggref, MrAggDesc *desc, Oid *transtype, bool *finalextra,
+			   char **init_text)
+{
+	HeapTuple	aggTuple;
+	HeapTuple	procTuple;
+	Form_pg_aggregate aggform;
+	Oid			aggOwner;
+	Datum		textInitVal;
 
 	aggTuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggref->aggfnoid));
 	if (!HeapTupleIsValid(aggTuple))
 		elog(ERROR, "cache lookup failed for aggregate %u", aggref->aggfnoid);
 	aggform = (Form_pg_aggregate) GETSTRUCT(aggTuple);
-
-	transfn_oid = aggform->aggtransfn;
-	finalfn_oid = aggform->aggfinalfn;
-	finalfnExtraArgs = aggform->aggfinalextra;
-	finalmodify = aggform->aggfinalmodify;
-
-	/*
-	 * The final function may run after every row and the transition function
-	 * again after it, so it must leave the transition value alone: like
-	 * initialize_peragg() for window aggregates, accept only READ_ONLY
-	 * (SHAREABLE only allows repeated final calls on an ending state).
-	 */
-	if (finalmodify != AGGMODIFY_READ_ONLY)
+	if (aggform->aggfinalmodify != AGGMODIFY_READ_ONLY)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("aggregate function %s does not support running evaluation in MATCH_RECOGNIZE",
 						format_procedure(aggref->aggfnoid))));
 
-	/* the aggregate owner must be allowed to call the component functions */
 	procTuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(aggref->aggfnoid));
 	if (!HeapTupleIsValid(procTuple))
 		elog(ERROR, "cache lookup failed for function %u", aggref->aggfnoid);
 	aggOwner = ((Form_pg_proc) GETSTRUCT(procTuple))->proowner;
 	ReleaseSysCache(procTuple);
+	check_component_fn(aggform->aggtransfn, aggOwner);
+	if (OidIsValid(aggform->aggfinalfn))
+		check_component_fn(aggform->aggfinalfn, aggOwner);
 
-	check_component_fn(transfn_oid, aggOwner);
-	if (OidIsValid(finalfn_oid))
-		check_component_fn(finalfn_oid, aggOwner);
+	desc->aggfnoid = aggref->aggfnoid;
+	desc->transfn_oid = aggform->aggtransfn;
+	desc->transfn_strict = func_strict(aggform->aggtransfn);
+	desc->finalfn_oid = aggform->aggfinalfn;
+	desc->hasFinalfn = OidIsValid(aggform->aggfinalfn);
+	*transtype = aggform->aggtranstype;
+	*finalextra = aggform->aggfinalextra;
+	textInitVal = SysCacheGetAttr(AGGFNOID, aggTuple,
+								  Anum_pg_aggregate_agginitval, &desc->initValueIsNull);
+	/* its type is known once the transition type is resolved */
+	*init_text = desc->initValueIsNull ? NULL : TextDatumGetCString(textInitVal);
+	ReleaseSysCache(aggTuple);
+}
+
+MrAggDesc *
+mr_agg_prepare(Aggref *aggref)
+{
+	MrAggDesc  *desc = (MrAggDesc *) palloc0(sizeof(MrAggDesc));
+	Oid			declared_transtype;
+	bool		finalfnExtraArgs;
+	Oid			inputTypes[FUNC_MAX_ARGS];
+	int			numArguments;
+	Expr	   *transfnexpr;
+	Expr	   *finalfnexpr;
+	char	   *init_text;
+
+	check_aggregate_call(aggref);
+	read_aggregate(aggref, desc, &declared_transtype, &finalfnExtraArgs, &init_text);
 
 	/* actual input types, and the transition type they imply */
 	numArguments = get_aggregate_argtypes(aggref, inputTypes);
-	aggtranstype = resolve_aggregate_transtype(aggref->aggfnoid,
-											   aggform->aggtranstype,
-											   inputTypes,
-											   numArguments);
-
-	desc = (MrAggDesc *) palloc0(sizeof(MrAggDesc));
-	desc->aggfnoid = aggref->aggfnoid;
-	desc->transfn_oid = transfn_oid;
-	desc->transfn_strict = func_strict(transfn_oid);
-	desc->finalfn_oid = finalfn_oid;
+	desc->transtype = resolve_aggregate_transtype(aggref->aggfnoid, declared_transtype,
+												  inputTypes, numArguments);
 	desc->numArguments = numArguments;
 	desc->numFinalArgs = 1 + (finalfnExtraArgs ? numArguments : 0);
 	desc->collation = aggref->inputcollid;
-	desc->transtype = aggtranstype;
-	get_typlenbyval(aggtranstype, &desc->transtypeLen, &desc->transtypeByVal);
+	get_typlenbyval(desc->transtype, &desc->transtypeLen, &desc->transtypeByVal);
+	if (!desc->initValueIsNull)
+		desc->initValue = mr_agg_init_value(init_text, desc->transtype);
 
 	/*
 	 * The expression trees the runtime's FmgrInfos carry, for
 	 * get_fn_expr_argtype() (polymorphic functions).
 	 */
-	build_aggregate_transfn_expr(inputTypes,
-								 numArguments,
-								 0,
-								 aggref->aggvariadic,
-								 aggtranstype,
-								 aggref->inputcollid,
-								 transfn_oid,
-								 InvalidOid,
-								 &transfnexpr,
-								 NULL);
+	build_aggregate_transfn_expr(inputTypes, numArguments, 0, aggref->aggvariadic,
+								 desc->transtype, aggref->inputcollid,
+								 desc->transfn_oid, InvalidOid, &transfnexpr, NULL);
 	desc->transfn_expr = transfnexpr;
-
-	if (OidIsValid(finalfn_oid))
+	if (desc->hasFinalfn)
 	{
-		build_aggregate_finalfn_expr(inputTypes,
-									 desc->numFinalArgs,
-									 aggtranstype,
-									 aggref->aggtype,
-									 aggref->inputcollid,
-									 finalfn_oid,
-									 &finalfnexpr);
+		build_aggregate_finalfn_expr(inputTypes, desc->numFinalArgs, desc->transtype,
+									 aggref->aggtype, aggref->inputcollid,
+									 desc->finalfn_oid, &finalfnexpr);
 		desc->finalfn_expr = finalfnexpr;
-		desc->finalfn_strict = func_strict(finalfn_oid);
-		desc->hasFinalfn = true;
+		desc->finalfn_strict = func_strict(desc->finalfn_oid);
 	}
-
-	textInitVal = SysCacheGetAttr(AGGFNOID, aggTuple,
-								  Anum_pg_aggregate_agginitval, &initIsNull);
-	desc->initValueIsNull = initIsNull;
-	desc->initValue = initIsNull ? (Datum) 0 :
-		mr_agg_init_value(textInitVal, aggtranstype);
-
-	ReleaseSysCache(aggTuple);
 
 	/*
 	 * A strict transition function with a null initial value takes the first
@@ -199,12 +187,11 @@ mr_agg_prepare(Aggref *aggref)
 	if (desc->transfn_strict && desc->initValueIsNull)
 	{
 		if (numArguments < 1 ||
-			!IsBinaryCoercible(inputTypes[0], aggtranstype))
+			!IsBinaryCoercible(inputTypes[0], desc->transtype))
 			ereport(ERROR,
 					(errcode(ERRCODE_INVALID_FUNCTION_DEFINITION),
 					 errmsg("aggregate %u needs to have compatible input type and transition type",
 							aggref->aggfnoid)));
 	}
-
 	return desc;
 }
