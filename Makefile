@@ -7,6 +7,7 @@
 #   make fuzz / fuzzcheck       libFuzzer targets of src/core (FUZZ_SECONDS each)
 #   make conformance            test/conformance runner against the PG* server
 #   make check-layers           the layering rule of src/README, over the objects
+#   make check-functions        no function over 120 lines without a stated reason
 #
 # WERROR=1 turns compiler warnings into errors (CI sets it).
 
@@ -89,9 +90,13 @@ endif
 # The layering rule (src/README): no layer calls or includes a higher one,
 # no files of one layer call each other in a cycle; read from the objects'
 # symbol tables and the sources' includes.
-.PHONY: check-layers
+.PHONY: check-layers check-functions
 check-layers: $(OBJS)
 	python3 $(srcdir)/tools/check_layers.py $(OBJS)
+
+# A function longer than 120 lines says why in its comment ("Long: ...").
+check-functions:
+	python3 $(srcdir)/tools/check_functions.py
 
 # ---------------------------------------------------------------------------
 # Unit tests: src/core/ is plain C99 (see src/core/mr_port.h), so each

@@ -6,7 +6,8 @@
 # with warnings as errors, installs the extension, then runs
 #
 #   unit         make unitcheck (src/core standalone, ASan/UBSan)
-#   layers       make check-layers: the layering rule of src/README
+#   layers       make check-layers: the layering rule of src/README, and
+#                make check-functions: no function over 120 lines unexplained
 #   fuzz         make fuzzcheck, FUZZ_SECONDS (default 15) per target
 #   regress      make installcheck (sql/ + expected/)
 #   stream       make installcheck-stream (sql_tests/), when it has tests
@@ -216,7 +217,8 @@ fi
 mr_log "layers: make check-layers"
 if [ $built = no ]; then
 	record layers skipped "build failed"
-elif make check-layers PG_CONFIG="$MR_PG_CONFIG"; then
+elif make check-layers PG_CONFIG="$MR_PG_CONFIG" &&
+	make check-functions PG_CONFIG="$MR_PG_CONFIG"; then
 	record layers passed
 else
 	record layers failed
