@@ -261,7 +261,7 @@ special_function(LowerCtx *cx, FuncCall *fc)
 	if (list_length(fc->funcname) != 1)
 		return SP_NONE;
 	name = strVal(linitial(fc->funcname));
-	for (i = 1; i < lengthof(special_names); i++)
+	for (i = 1; i < (int) lengthof(special_names); i++)
 		if (pg_strcasecmp(name, special_names[i]) == 0)
 			break;
 	if (i == lengthof(special_names) || !unquoted_word_at(cx, fc->location, special_names[i]))
@@ -728,7 +728,7 @@ const_offset(LowerCtx *cx, Node *arg, const char *fname)
 
 			for (; *p >= '0' && *p <= '9'; p++)
 			{
-				if (v > (PG_INT64_MAX - (*p - '0')) / 10)
+				if (v > (uint64) ((PG_INT64_MAX - (*p - '0')) / 10))
 					ereport(ERROR,
 							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 							 errmsg("the offset of %s is out of range for type bigint", fname),

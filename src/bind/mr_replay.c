@@ -321,7 +321,7 @@ check_tree_walker(Node *node, CheckTreeCtx *cx)
 	{
 		RangeTblEntry *rte = (RangeTblEntry *) node;
 
-		if (rte->rtekind == RTE_CTE && rte->ctelevelsup > cx->depth)
+		if (rte->rtekind == RTE_CTE && (int) rte->ctelevelsup > cx->depth)
 			bound_mismatch(cx->what, "it refers to a WITH query outside it");
 		return false;
 	}

@@ -618,7 +618,7 @@ pushable_walker(Node *node, PushCtx *cx)
 	{
 		Var		   *v = (Var *) node;
 
-		if (v->varno != cx->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
+		if (v->varno != (int) cx->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
 			v->varattno > cx->shape->noutcols ||
 			cx->shape->part_input_col[v->varattno - 1] < 0)
 			cx->ok = false;
