@@ -13,9 +13,10 @@
  * transition per row (remembered in ring_trans, beside the row), from
  * which a decided match's labels are read back.  The usual row (masked on
  * append, fed right away: dfa_fast) is stepped by dfa_step_appended(),
- * inlined into mr_runtime_push(); this file runs the rest: rows fed again
- * after a skip, every row when dfa_fast does not hold (a DEFINE reads NEXT,
- * or WITH UNMATCHED ROWS), the partition's end, and decided matches.
+ * inlined into a push (push_row(), mr_runtime.c); this file runs the rest:
+ * rows fed again after a skip, every row when dfa_fast does not hold (a
+ * DEFINE reads NEXT, or WITH UNMATCHED ROWS), the partition's end, and
+ * decided matches, for the partition state it is given.
  *
  * Invariants (besides the row window's, mr_runtime.c):
  *  - a row's mask is computed once (DFA_MASK_KNOWN marks it), so a row fed
@@ -46,7 +47,7 @@ pg_noinline const MrDfaTrans *
 dfa_build(MrRuntime *rt, MrPartState *ps, uint32 mask)
 {
 	MemoryContext old = MemoryContextSwitchTo(rt->cxt);
-	const MrDfaTrans *t = mr_dfa_build(rt->dfa_auto, ps->dfa_search.cur, mask);
+	const MrDfaTrans *t = mr_dfa_build(rt->lane.automaton, ps->dfa_search.cur, mask);
 
 	MemoryContextSwitchTo(old);
 	if (t == NULL)
@@ -80,7 +81,7 @@ dfa_run(MrRuntime *rt, MrPartState *ps, int64 limit)
 			/* once per row: a re-fed row (after a skip) keeps it */
 			mask = dfa_mask(rt, ps, r->pos, row);
 			row->mask = mask | DFA_MASK_KNOWN;
-			rt->dfa_define_calls += rt->dfa_ndefines;
+			rt->lane.define_calls += rt->lane.ndefines;
 		}
 		mask &= ~DFA_MASK_KNOWN;
 		t = r->cur->trans[mask];
@@ -132,28 +133,28 @@ dfa_decided_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 	int64		n = r->best_end - r->best_start;
 	int			v;
 
-	if (n > rt->dfa_out_cap)
+	if (n > rt->lane.out_cap)
 	{
-		int64		ncap = Max(n, 2 * rt->dfa_out_cap);
+		int64		ncap = Max(n, 2 * rt->lane.out_cap);
 
-		if (rt->dfa_vars)
+		if (rt->lane.vars)
 		{
-			pfree(rt->dfa_vars);
-			pfree(rt->dfa_excl);
+			pfree(rt->lane.vars);
+			pfree(rt->lane.excl);
 		}
-		rt->dfa_vars = MemoryContextAlloc(rt->cxt, sizeof(int32) * ncap);
-		rt->dfa_excl = MemoryContextAlloc(rt->cxt, sizeof(bool) * ncap);
-		rt->dfa_out_cap = ncap;
+		rt->lane.vars = MemoryContextAlloc(rt->cxt, sizeof(int32) * ncap);
+		rt->lane.excl = MemoryContextAlloc(rt->cxt, sizeof(bool) * ncap);
+		rt->lane.out_cap = ncap;
 	}
 	/* the last row of every variable comes with the walk (emit_match) */
 	for (v = 0; v < rt->q->clause->nvars; v++)
 		rt->last_row_of[v] = -1;
-	mr_dfa_read_back(r, dfa_trans_ring(ps), rt->dfa_vars, rt->dfa_excl, rt->last_row_of);
+	mr_dfa_read_back(r, dfa_trans_ring(ps), rt->lane.vars, rt->lane.excl, rt->last_row_of);
 	rt->last_rows_ready = true;
 	m->start = r->best_start;
 	m->end = r->best_end;
-	m->vars = rt->dfa_vars;
-	m->excluded = rt->dfa_excl;
+	m->vars = rt->lane.vars;
+	m->excluded = rt->lane.excl;
 }
 
 /*
@@ -239,7 +240,7 @@ drive_dfa(MrRuntime *rt, MrPartState *ps)
 			/* MEASURES may look past the match end */
 			if (!ps->partition_ended && ps->nrows < r->best_end + q->max_next)
 				break;
-			if (rt->dfa_lean)
+			if (rt->lane.lean)
 			{
 				dfa_reset(rt, ps, settle_match_lean(rt, ps));
 				continue;
@@ -266,7 +267,7 @@ drive_dfa(MrRuntime *rt, MrPartState *ps)
 		if (ps->partition_ended)
 		{
 			/* no $ in the pattern: the end settles every thread */
-			mr_dfa_run_finish(r, rt->dfa_auto);
+			mr_dfa_run_finish(r, rt->lane.automaton);
 			continue;
 		}
 		break;
@@ -311,7 +312,7 @@ dfa_qualifies(MrRuntime *rt)
 bool
 mr_runtime_uses_dfa(MrRuntime *rt)
 {
-	return rt->dfa;
+	return rt->lane.on;
 }
 
 void
@@ -320,14 +321,14 @@ mr_runtime_use_dfa(MrRuntime *rt)
 	MemoryContext old;
 	int			i;
 
-	if (!rt->dfa_ok || rt->dfa || rt->own->in_partition || rt->nruns > 0)
+	if (!rt->lane.ok || rt->lane.on || rt->own->in_partition || rt->nruns > 0)
 		return;
 	old = MemoryContextSwitchTo(rt->cxt);
-	rt->dfa_auto = mr_dfa_create(rt->q->program, rt->q->clause->nvars, mr_max_threads);
+	rt->lane.automaton = mr_dfa_create(rt->q->program, rt->q->clause->nvars, mr_max_threads);
 	MemoryContextSwitchTo(old);
-	if (rt->dfa_auto == NULL)
+	if (rt->lane.automaton == NULL)
 		return;					/* its automaton would be too large */
-	rt->dfa_conds = MemoryContextAllocZero(rt->cxt,
+	rt->lane.conds = MemoryContextAllocZero(rt->cxt,
 										   sizeof(DfaCond) * Max(rt->q->clause->nvars, 1));
 	for (i = 0; i < rt->q->clause->nvars; i++)
 	{
@@ -337,11 +338,11 @@ mr_runtime_use_dfa(MrRuntime *rt)
 
 		if (rt->q->defines[i] == NULL)
 		{
-			rt->dfa_true_mask |= (uint32) 1 << i;
+			rt->lane.true_mask |= (uint32) 1 << i;
 			continue;
 		}
-		rt->dfa_ndefines++;
-		dc = &rt->dfa_conds[rt->dfa_nconds++];
+		rt->lane.ndefines++;
+		dc = &rt->lane.conds[rt->lane.nconds++];
 		dc->var = i;
 		for (k = 0; k < 2; k++)
 		{
@@ -373,57 +374,57 @@ mr_runtime_use_dfa(MrRuntime *rt)
 				break;
 		}
 	}
-	rt->dfa_mask_on_append = true;
-	rt->dfa_simple = true;
-	for (i = 0; i < rt->dfa_nconds; i++)
+	rt->lane.mask_on_append = true;
+	rt->lane.simple = true;
+	for (i = 0; i < rt->lane.nconds; i++)
 	{
-		DfaCond    *dc = &rt->dfa_conds[i];
+		DfaCond    *dc = &rt->lane.conds[i];
 
 		if (dc->off[0] > 0 || dc->off[1] > 0)
-			rt->dfa_mask_on_append = false;
+			rt->lane.mask_on_append = false;
 		if (dc->off[0] < -1 || dc->off[0] > 0 || dc->off[1] < -1 || dc->off[1] > 0)
-			rt->dfa_simple = false;
+			rt->lane.simple = false;
 	}
-	rt->dfa_cmps = MemoryContextAllocZero(rt->cxt, sizeof(DfaCmp) * Max(rt->dfa_nconds, 1));
-	for (i = 0; i < rt->dfa_nconds; i++)
+	rt->lane.cmps = MemoryContextAllocZero(rt->cxt, sizeof(DfaCmp) * Max(rt->lane.nconds, 1));
+	for (i = 0; i < rt->lane.nconds; i++)
 	{
-		DfaCond    *dc = &rt->dfa_conds[i];
+		DfaCond    *dc = &rt->lane.conds[i];
 		DfaCmp	   *g = NULL;
 		int			k;
 
 		dc->prev[0] = dc->off[0] == -1;
 		dc->prev[1] = dc->off[1] == -1;
-		for (k = 0; k < rt->dfa_ncmps && g == NULL; k++)
-			if (rt->dfa_cmps[k].col[0] == dc->col[0] && rt->dfa_cmps[k].col[1] == dc->col[1] &&
-				rt->dfa_cmps[k].prev[0] == dc->prev[0] && rt->dfa_cmps[k].prev[1] == dc->prev[1] &&
-				rt->dfa_cmps[k].type == dc->type)
-				g = &rt->dfa_cmps[k];
+		for (k = 0; k < rt->lane.ncmps && g == NULL; k++)
+			if (rt->lane.cmps[k].col[0] == dc->col[0] && rt->lane.cmps[k].col[1] == dc->col[1] &&
+				rt->lane.cmps[k].prev[0] == dc->prev[0] && rt->lane.cmps[k].prev[1] == dc->prev[1] &&
+				rt->lane.cmps[k].type == dc->type)
+				g = &rt->lane.cmps[k];
 		if (g == NULL)
 		{
-			g = &rt->dfa_cmps[rt->dfa_ncmps++];
+			g = &rt->lane.cmps[rt->lane.ncmps++];
 			g->col[0] = dc->col[0];
 			g->col[1] = dc->col[1];
 			g->prev[0] = dc->prev[0];
 			g->prev[1] = dc->prev[1];
 			g->type = dc->type;
 			if (g->type == FAST_NUMERIC)
-				rt->dfa_cur_from_row = true;
+				rt->lane.cur_from_row = true;
 		}
 		for (k = 0; k < 3; k++)
 			if ((dc->truth >> k) & 1)
 				g->bits[k] |= (uint32) 1 << dc->var;
 	}
 	/* a partition's first row has no previous row: PREV reads NULLs */
-	rt->dfa_null_row = MemoryContextAllocZero(rt->cxt, sizeof(MrRow) +
+	rt->lane.null_row = MemoryContextAllocZero(rt->cxt, sizeof(MrRow) +
 											  (sizeof(Datum) + sizeof(bool)) * Max(rt->q->natts, 1));
-	rt->dfa_null_row->values = (Datum *) (rt->dfa_null_row + 1);
-	rt->dfa_null_row->nulls = (bool *) (rt->dfa_null_row->values + Max(rt->q->natts, 1));
-	memset(rt->dfa_null_row->nulls, true, Max(rt->q->natts, 1));
-	rt->own->dfa_prev_row = rt->dfa_null_row;
-	rt->dfa = true;
-	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next &&
+	rt->lane.null_row->values = (Datum *) (rt->lane.null_row + 1);
+	rt->lane.null_row->nulls = (bool *) (rt->lane.null_row->values + Max(rt->q->natts, 1));
+	memset(rt->lane.null_row->nulls, true, Max(rt->q->natts, 1));
+	rt->own->dfa_prev_row = rt->lane.null_row;
+	rt->lane.on = true;
+	rt->lane.fast = rt->lane.mask_on_append && !rt->q->define_has_next &&
 		rt->q->clause->rows_per_match != MR_ALL_ROWS_WITH_UNMATCHED;
-	rt->dfa_lean = rt->q->clause->rows_per_match == MR_ONE_ROW &&
+	rt->lane.lean = rt->q->clause->rows_per_match == MR_ONE_ROW &&
 		!rt->has_aggs && rt->all_measures_last &&
 		rt->q->clause->skip != MR_SKIP_TO_FIRST && !rt->degrade_skip;
 	dfa_reset(rt, rt->own, 0);

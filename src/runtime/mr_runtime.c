@@ -268,9 +268,9 @@ window_append(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot)
 	ps->append_idx = idx;
 	ps->nrows++;
 	/* (every appended row is masked here: the statistics count them so) */
-	if (rt->dfa_simple)
+	if (rt->lane.simple)
 		row->mask = dfa_mask_simple(rt, ps, slot, row) | DFA_MASK_KNOWN;
-	else if (rt->dfa_mask_on_append)
+	else if (rt->lane.mask_on_append)
 	{
 		/* the DEFINEs read this row and earlier ones only: while they are hot */
 		row->mask = dfa_mask(rt, ps, ps->nrows - 1, row) | DFA_MASK_KNOWN;
@@ -306,12 +306,12 @@ part_state_create(MrRuntime *rt, MrPartState *in, int64 cap)
 	MrPartState *ps = in;
 
 	if (ps == NULL)
-		ps = MemoryContextAllocZero(rt->rowcxt, rt->dfa ? sizeof(MrPartState) :
+		ps = MemoryContextAllocZero(rt->rowcxt, rt->lane.on ? sizeof(MrPartState) :
 									offsetof(MrPartState, dfa_search));
 	ps->cap = cap;
 	ps->ring = MemoryContextAllocZero(rt->rowcxt, sizeof(MrRow *) * cap);
 	ps->ring_trans = MemoryContextAllocZero(rt->rowcxt, sizeof(MrDfaTrans *) * cap);
-	ps->dfa_prev_row = rt->dfa_null_row;
+	ps->dfa_prev_row = rt->lane.null_row;
 	dlist_push_tail(&rt->states, &ps->node);
 	return ps;
 }
@@ -391,7 +391,7 @@ part_state_free(MrRuntime *rt, MrPartState *ps)
 
 	if (ps->matcher)
 		part_detach_matcher(rt, ps);
-	if (rt->dfa)
+	if (rt->lane.on)
 		rt->gone_dfa_steps += ps->dfa_search.steps;
 	window_trim(rt, ps, ps->nrows);
 	for (i = 0; i < ps->cap; i++)
@@ -421,7 +421,7 @@ part_begin(MrRuntime *rt, MrPartState *ps, const MrRuntimeCheckpoint *cp)
 	window_clear(rt, ps);
 	ps->in_partition = true;
 	ps->partition_ended = false;
-	ps->dfa_prev_row = rt->dfa_null_row;
+	ps->dfa_prev_row = rt->lane.null_row;
 	ps->buf_first = ps->nrows = ps->needed_from = cp ? cp->keep_from : 0;
 	ps->match_number = cp ? cp->match_number : 0;
 	ps->unmatched_from = cp ? cp->unmatched_from : 0;
@@ -433,7 +433,7 @@ part_begin(MrRuntime *rt, MrPartState *ps, const MrRuntimeCheckpoint *cp)
 		mr_matcher_reset(ps->matcher->m, ps->match_from);
 		MemoryContextSwitchTo(old);
 	}
-	if (rt->dfa)
+	if (rt->lane.on)
 		dfa_reset(rt, ps, ps->match_from);
 	/* the DEFINE caches may hold another partition's rows of these numbers */
 	if (rt->cache_ps == ps)
@@ -444,7 +444,7 @@ part_begin(MrRuntime *rt, MrPartState *ps, const MrRuntimeCheckpoint *cp)
 static int64
 part_earliest_live(MrRuntime *rt, const MrPartState *ps)
 {
-	if (rt->dfa)
+	if (rt->lane.on)
 		return mr_dfa_run_earliest(&ps->dfa_search);
 	if (ps->matcher)
 		return mr_matcher_earliest_live(ps->matcher->m);
@@ -455,8 +455,8 @@ part_earliest_live(MrRuntime *rt, const MrPartState *ps)
 static bool
 part_nothing_live(MrRuntime *rt, const MrPartState *ps)
 {
-	if (rt->dfa)
-		return ps->dfa_search.cur == mr_dfa_initial(rt->dfa_auto) &&
+	if (rt->lane.on)
+		return ps->dfa_search.cur == mr_dfa_initial(rt->lane.automaton) &&
 			!ps->dfa_search.finished;
 	if (ps->matcher == NULL)
 		return true;
@@ -588,7 +588,7 @@ drive(MrRuntime *rt, MrPartState *ps)
 	rt->cur = ps;
 	if (unlikely(rt->cache_ps != ps))
 		switch_cache(rt, ps);
-	if (rt->dfa)
+	if (rt->lane.on)
 	{
 		drive_dfa(rt, ps);
 		return;
@@ -604,7 +604,7 @@ push_row(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot)
 
 	rt->stats.rows_in++;
 	row = window_append(rt, ps, slot);
-	if (rt->dfa_fast && ps->dfa_search.pos == ps->nrows - 1 &&
+	if (rt->lane.fast && ps->dfa_search.pos == ps->nrows - 1 &&
 		!mr_dfa_run_decided(&ps->dfa_search))
 	{
 		/* the usual row: one step, and nothing else to do unless decided */
@@ -952,20 +952,20 @@ mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats)
 
 		if (ps->matcher)
 			matcher_count(ps->matcher, &ms);
-		if (rt->dfa)
+		if (rt->lane.on)
 			dfa_steps += ps->dfa_search.steps;
 	}
 	*stats = rt->stats;
 	stats->steps = ms.steps + dfa_steps;
-	stats->define_calls = ms.define_calls + rt->dfa_define_calls;
-	if (rt->dfa_mask_on_append)
-		stats->define_calls += (uint64) rt->stats.rows_in * rt->dfa_ndefines;
+	stats->define_calls = ms.define_calls + rt->lane.define_calls;
+	if (rt->lane.mask_on_append)
+		stats->define_calls += (uint64) rt->stats.rows_in * rt->lane.ndefines;
 	stats->merged = ms.merged;
 	stats->peak_threads = ms.peak_threads;
-	if (rt->dfa_auto)
+	if (rt->lane.automaton)
 	{
-		stats->peak_threads = Max(stats->peak_threads, mr_dfa_peak_threads(rt->dfa_auto));
-		stats->automaton_states = mr_dfa_nstates(rt->dfa_auto);
+		stats->peak_threads = Max(stats->peak_threads, mr_dfa_peak_threads(rt->lane.automaton));
+		stats->automaton_states = mr_dfa_nstates(rt->lane.automaton);
 	}
 	stats->memo_hits = ms.memo_hits;
 }

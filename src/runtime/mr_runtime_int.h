@@ -1,18 +1,19 @@
 /*-------------------------------------------------------------------------
  * mr_runtime_int.h
  *	  The MATCH_RECOGNIZE runtime's private header: the runtime's state
- *	  (MrRuntime, the retained rows, the automaton lane's conditions), the
- *	  small helpers that the per-row paths inline, and the functions the
- *	  runtime's files share.  Only those files include it; the rest of the
- *	  extension sees the runtime through mr_runtime.h.
+ *	  (MrRuntime, shared per query; MrPartState, per partition; MrPartRun,
+ *	  a partition run's handle; the retained rows; the automaton lane's
+ *	  conditions), the small helpers that the per-row paths inline, and the
+ *	  functions the runtime's files share.  Only those files include it;
+ *	  the rest of the extension sees the runtime through mr_runtime.h.
  *
  * The runtime (see mr_runtime.c for its design and invariants) is split in
  * files of one job each, each calling only the ones listed below it:
  *
- *	mr_runtime.c	creation, partitions, the row window, mr_runtime_push()
- *					and mr_runtime_finish(), the general driver (the matcher
- *					of mr_match.h), the streaming checkpoint/restore API and
- *					the statistics
+ *	mr_runtime_setup.c	mr_runtime_create(): what is decided once per query
+ *	mr_runtime.c	partitions (the own one, partition runs), the row
+ *					window, pushing rows, the general driver (the matcher
+ *					of mr_match.h), checkpoint/restore, the statistics
  *	mr_dfa_lane.c	the automaton lane (DFA mode, mr_dfa.h): whether a query
  *					qualifies, its DEFINEs as comparisons, feeding rows,
  *					settling decided matches the lean way
@@ -26,7 +27,7 @@
  *
  * Performance: what every input row runs must not become a call from one
  * of these files into another.  mr_runtime_push() inlines the partition
- * check, window_append() and, in DFA mode, the row's mask
+ * check, and both pushes window_append() and, in DFA mode, the row's mask
  * (dfa_mask_simple()) and the automaton's step (dfa_step_appended(),
  * mr_dfa_run_step()); so these are either in mr_runtime.c or static inline
  * here, as are the helpers the per-match paths of the automaton lane use
@@ -96,6 +97,38 @@ typedef struct MrMatcherBox
 } MrMatcherBox;
 
 /*
+ * The automaton lane (DFA mode, see MrRow): what the runtime decided about
+ * running the query as an automaton, the automaton itself, and scratch for
+ * reading a decided match back; shared by every partition (each partition's
+ * search is its MrPartState's dfa_search).  What every row reads comes
+ * first.
+ */
+typedef struct MrDfaLane
+{
+	bool		on;				/* the caller asked for it and the query qualifies */
+	bool		fast;			/* masks on append, no NEXT, no unmatched rows:
+								 * dfa_step_appended() */
+	bool		simple;			/* no DEFINE reads NEXT or before PREV(x, 1) */
+	bool		mask_on_append; /* no DEFINE reads NEXT */
+	bool		cur_from_row;	/* some compare numerics (read the row) */
+	int			ncmps;
+	uint32		true_mask;		/* variables without DEFINE */
+	struct DfaCmp *cmps;		/* simple: the distinct comparisons */
+	int			nconds;
+	struct DfaCond *conds;		/* [nconds] */
+
+	bool		ok;				/* the query qualifies */
+	bool		lean;			/* matches settle by settle_match_lean() */
+	int			ndefines;
+	uint64		define_calls;	/* DEFINEs evaluated for rows fed again */
+	MrDfa	   *automaton;		/* shared by all partitions */
+	int32	   *vars;			/* labels of the decided match */
+	bool	   *excl;
+	int64		out_cap;
+	MrRow	   *null_row;		/* the row before a partition's first (PREV) */
+} MrDfaLane;
+
+/*
  * The live state of one partition: its retained-row window, its matcher
  * (or the automaton lane's search) and how far it got.  The runtime's own
  * partition (the one mr_runtime_push() feeds) has one for the runtime's
@@ -117,7 +150,7 @@ typedef struct MrPartState
 	int64		unmatched_from;
 	MrRow	  **ring;
 	const MrDfaTrans **ring_trans;	/* DFA mode: the step that consumed each row */
-	const MrRow *dfa_prev_row;	/* dfa_simple: the previous row (kept: max_prev >= 1) */
+	const MrRow *dfa_prev_row;	/* lane.simple: the previous row (kept: max_prev >= 1) */
 	bool		in_partition;
 	bool		partition_ended;
 
@@ -167,27 +200,15 @@ struct MrRuntime
 	MrPartState *cur;			/* the partition being driven: what the
 								 * matcher's DEFINE callback evaluates over */
 	const MrBoundQuery *q;		/* read only: any number of runtimes share it */
-	bool		dfa_fast;		/* DFA, masks on append, no NEXT, no unmatched rows:
-								 * dfa_step_appended() */
-	bool		dfa_lean;		/* DFA, and matches settle by settle_match_lean() */
-	bool		dfa_cur_from_row;	/* some compare numerics (read the row) */
-	bool		dfa_simple;		/* DFA, no DEFINE reads NEXT or before PREV(x, 1) */
-	bool		dfa_mask_on_append; /* DFA, no DEFINE reads NEXT */
+	MrDfaLane	lane;			/* the automaton lane (DFA mode) */
 	bool		needed_byval;	/* the needed columns are all by value */
-	int			dfa_ncmps;
-	struct DfaCmp *dfa_cmps;	/* dfa_simple: the distinct comparisons */
 	int			nneeded;
-	int			dfa_nconds;
-	uint32		dfa_true_mask;	/* variables without DEFINE */
 	int		   *needed;			/* [nneeded] the columns col_needed marks */
-	struct DfaCond *dfa_conds;	/* [dfa_nconds] */
 	bool	   *part_bitwise;
 	int			npartition;		/* q->npartition, at hand */
 	int64		max_prev;		/* q->max_prev, at hand */
 	int		   *partition_cols; /* q->partition_cols, at hand */
 	int			natts;			/* q->natts, at hand */
-	uint64		dfa_define_calls;
-	int			dfa_ndefines;
 	MrRuntimeStats stats;
 
 	MrEmitFn	emit;
@@ -266,14 +287,6 @@ struct MrRuntime
 
 	bool		degrade_skip;	/* streaming: invalid skip targets degrade */
 
-	/* DFA mode (see MrRow) */
-	bool		dfa_ok;			/* the query qualifies */
-	bool		dfa;			/* and the caller asked for it */
-	MrDfa	   *dfa_auto;		/* the automaton, shared by all partitions */
-	int32	   *dfa_vars;		/* labels of the decided match */
-	bool	   *dfa_excl;
-	int64		dfa_out_cap;
-	MrRow	   *dfa_null_row;	/* ... or this all-NULL one at a partition's start */
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 	int		   *skip_vars;		/* [nskip_vars] its members */
 	int			nskip_vars;
@@ -554,12 +567,12 @@ dfa_test(const DfaCond *dc, Datum a, Datum b)
 static inline uint32
 dfa_mask(MrRuntime *rt, const MrPartState *ps, int64 pos, MrRow *row)
 {
-	uint32		mask = rt->dfa_true_mask;
+	uint32		mask = rt->lane.true_mask;
 	int			k;
 
-	for (k = 0; k < rt->dfa_nconds; k++)
+	for (k = 0; k < rt->lane.nconds; k++)
 	{
-		const DfaCond *dc = &rt->dfa_conds[k];
+		const DfaCond *dc = &rt->lane.conds[k];
 		const MrRow *ra,
 				   *rb;
 		int64		p;
@@ -599,7 +612,7 @@ dfa_mask(MrRuntime *rt, const MrPartState *ps, int64 pos, MrRow *row)
 static pg_attribute_always_inline uint32
 dfa_mask_simple(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot, const MrRow *row)
 {
-	uint32		mask = rt->dfa_true_mask;
+	uint32		mask = rt->lane.true_mask;
 	const Datum *cv,
 			   *pv = ps->dfa_prev_row->values;
 	const bool *cn,
@@ -612,7 +625,7 @@ dfa_mask_simple(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot, const MrRo
 	 * written can stall on store forwarding.  (Pointers picked by selects,
 	 * not kept in arrays on the stack, which would cost a stack canary.)
 	 */
-	if (unlikely(rt->dfa_cur_from_row))
+	if (unlikely(rt->lane.cur_from_row))
 	{
 		/* numeric operands: the window's plain copy, not the slot's */
 		cv = row->values;
@@ -623,9 +636,9 @@ dfa_mask_simple(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot, const MrRo
 		cv = slot->tts_values;
 		cn = slot->tts_isnull;
 	}
-	for (k = 0; k < rt->dfa_ncmps; k++)
+	for (k = 0; k < rt->lane.ncmps; k++)
 	{
-		const DfaCmp *g = &rt->dfa_cmps[k];
+		const DfaCmp *g = &rt->lane.cmps[k];
 		const Datum *va = g->prev[0] ? pv : cv,
 				   *vb = g->prev[1] ? pv : cv;
 		const bool *na = g->prev[0] ? pn : cn,
@@ -642,7 +655,7 @@ dfa_mask_simple(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot, const MrRo
 static inline void
 dfa_reset(MrRuntime *rt, MrPartState *ps, int64 pos)
 {
-	mr_dfa_run_reset(&ps->dfa_search, mr_dfa_initial(rt->dfa_auto), pos);
+	mr_dfa_run_reset(&ps->dfa_search, mr_dfa_initial(rt->lane.automaton), pos);
 }
 
 /*

@@ -520,7 +520,7 @@ mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 	setup_columns(rt);
 	setup_measures(rt);
 	setup_defines(rt);
-	rt->dfa_ok = dfa_qualifies(rt);
+	rt->lane.ok = dfa_qualifies(rt);
 	rt->aggstates = palloc0(sizeof(MrAggState *) * Max(q->nslots, 1));
 	rt->out_values = palloc0(sizeof(Datum) * Max(q->noutcols, 1));
 	rt->out_nulls = palloc0(sizeof(bool) * Max(q->noutcols, 1));
