@@ -21,9 +21,10 @@
  *    evaluated once for the threads that ask at one row, or at one row
  *    and match start when it (or WITHIN) reads the start (cache_by_start;
  *    threads come in order of their start): cache_row/cache_start/
- *    cache_val remember the last result for the partition cache_ps (a
- *    driver switching partitions, a partition starting and a new match
- *    number forget them);
+ *    cache_val remember the last result for the partition cache_ps, within
+ *    one match number (MATCH_NUMBER() may be read): a driver switching
+ *    partitions, a partition starting and a settled match forget them
+ *    (cache_forget());
  *  - a fast condition with no_alloc (an inline comparison of plain columns
  *    of the candidate row and physical PREV/NEXT) allocates nothing and
  *    gives the result the expression interpreter would;
@@ -546,19 +547,9 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 
 	if (lw == NULL && q->within == NULL)
 		return true;
-	if (cacheable)
-	{
-		if (unlikely(rt->cache_match_number != rt->cur->match_number))
-		{
-			/* MATCH_NUMBER() has another value now */
-			for (int v = 0; v < q->clause->nvars; v++)
-				rt->cache_row[v] = -1;
-			rt->cache_match_number = rt->cur->match_number;
-		}
-		if (rt->cache_row[var] == row &&
-			(!rt->cache_by_start[var] || rt->cache_start[var] == path->start))
-			return rt->cache_val[var];
-	}
+	if (cacheable && rt->cache_row[var] == row &&
+		(!rt->cache_by_start[var] || rt->cache_start[var] == path->start))
+		return rt->cache_val[var];
 
 	dv.path = path;
 	dv.row = row;
@@ -595,6 +586,19 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 		rt->cache_val[var] = result;
 	}
 	return result;
+}
+
+/*
+ * Forget every cached DEFINE result: MATCH_NUMBER() has another value now,
+ * or the cache is to serve another partition.
+ */
+void
+cache_forget(MrRuntime *rt)
+{
+	int			v;
+
+	for (v = 0; v < rt->q->clause->nvars; v++)
+		rt->cache_row[v] = -1;
 }
 
 /* ---------- MEASURES ---------- */

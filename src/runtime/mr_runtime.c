@@ -134,8 +134,8 @@ window_grow(MrPartState *ps)
 	ps->head = 0;
 }
 
-/* a new row for ring slot idx: columns nothing reads stay NULL for its lifetime */
-static pg_noinline MrRow *
+/* a new row for a ring slot: columns nothing reads stay NULL for its lifetime */
+static MrRow *
 window_new_row(MrRuntime *rt)
 {
 	MrRow	   *row;
@@ -569,11 +569,7 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 static pg_noinline void
 switch_cache(MrRuntime *rt, MrPartState *ps)
 {
-	int			v;
-
-	for (v = 0; v < rt->q->clause->nvars; v++)
-		rt->cache_row[v] = -1;
-	rt->cache_match_number = ps->match_number;
+	cache_forget(rt);
 	rt->cache_ps = ps;
 }
 

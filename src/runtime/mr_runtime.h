@@ -48,7 +48,19 @@
  * restarts; after a restart, mr_partrun_restore() (mr_runtime_restore())
  * rebuilds the run and the caller pushes those rows again.  Matches that
  * the re-pushed rows complete were not emitted before the checkpoint, so
- * nothing is emitted twice.
+ * nothing is emitted twice.  A stream's worker, say:
+ *
+ *	  rt = mr_runtime_create(q, emit, worker);	one runtime, for the worker's
+ *	  mr_runtime_degrade_skip(rt, true);		life
+ *	  run = mr_partrun_create(rt, row, part);	a key seen for the first time
+ *	  mr_partrun_push(run, row);				each released row of the key
+ *	  mr_partrun_expire_before(run, first);		a WITHIN deadline passed
+ *	  mr_partrun_checkpoint(run, &cp);			at commit: keep rows from
+ *	  mr_partrun_suspend(run);					cp.keep_from, then let it go
+ *	  run = mr_partrun_restore(rt, key, &cp, part);	 after a restart, then push
+ *												rows cp.keep_from .. again
+ *
+ * and the emit callback tells the partitions apart by info->run_arg.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_RUNTIME_H

@@ -242,15 +242,13 @@ struct MrRuntime
 	 * DEFINE evaluation caches for path-independent variables: the last
 	 * result per variable, for its row (and its match start, when the
 	 * DEFINE or WITHIN reads the start: cache_by_start), within one match
-	 * number (cache_match_number: MATCH_NUMBER() may be read) of the
-	 * partition cache_ps
+	 * number (MATCH_NUMBER() may be read) of the partition cache_ps
 	 */
 	int64	   *cache_row;
 	int64	   *cache_start;
 	bool	   *cache_val;
 	bool	   *cacheable;		/* [nvars] */
 	bool	   *cache_by_start; /* [nvars] */
-	int64		cache_match_number;
 	MrPartState *cache_ps;
 	struct FastCond **fast_define;	/* [nvars] or NULL */
 
@@ -412,6 +410,7 @@ extern bool define_callback(void *arg, int var, int64_t row, const MrPath *path)
 extern void eval_measures(MrRuntime *rt, const MatchView *mv);
 extern void advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final);
 extern void restart_aggs(MrRuntime *rt);
+extern void cache_forget(MrRuntime *rt);
 
 /* mr_dfa_lane.c */
 extern const MrDfaTrans *dfa_build(MrRuntime *rt, MrPartState *ps, uint32 mask);

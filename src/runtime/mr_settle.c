@@ -267,6 +267,7 @@ settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 	else if (m->start > ps->unmatched_from)
 		ps->unmatched_from = m->start;	/* as emit_unmatched_upto() */
 	ps->match_number++;
+	cache_forget(rt);
 	emit_match(rt, ps, m);
 	skip = skip_position(rt, m);
 	if (m->end > ps->covered_upto)
