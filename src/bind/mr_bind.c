@@ -282,6 +282,7 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
 	if (c == NULL)
 		mr_raise_core_error(&err, q->text, origin);
 	q->clause = c;
+	bind_time_refuse(q);
 	q->program = mr_compile_pattern(c, mr_max_pattern_states, &err);
 	if (q->program == NULL)
 	{

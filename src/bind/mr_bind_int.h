@@ -11,6 +11,8 @@
  *	mr_bind.c		mr_bind_query(): the clause, the pattern, the input, the
  *					keys, DEFINE, MEASURES and WITHIN, the result row; the
  *					accessors of mr_api.h
+ *	mr_bind_time.c	time in patterns: windows, absence, the clock; refuses
+ *					the constructs the engine does not run yet
  *	mr_lower.c		lowering expressions into slots and PostgreSQL
  *					expressions; the PARTITION BY / ORDER BY columns
  *	mr_replay.c		the record of the analyses and its replay; statement
@@ -62,6 +64,9 @@ typedef struct MrBindState
 #if defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #endif
+
+/* mr_bind_time.c */
+extern void bind_time_refuse(MrBoundQuery *q);
 
 /* mr_lower.c */
 extern MrLowered *lower_expression(MrBoundQuery *q, MrSpan span, bool in_define, int define_var,

@@ -4,8 +4,8 @@
  *
  * The clause parser (mr_clause_parse.c) is pure: it recognises the clause's
  * own grammar (PARTITION BY, ORDER BY, MEASURES, ROWS PER MATCH, AFTER MATCH
- * SKIP, PATTERN, WITHIN, SUBSET, DEFINE) and the row-pattern syntax, and it
- * leaves every expression (MEASURES, DEFINE, WITHIN) as a span of the
+ * SKIP, PATTERN, WITHIN, CLOCK, SUBSET, DEFINE) and the row-pattern syntax,
+ * and it leaves every expression (MEASURES, DEFINE, WITHIN, CLOCK) as a span of the
  * original text.  PostgreSQL's own parser later reads those spans, so
  * expressions are type-checked by PostgreSQL and error positions land in the
  * user's text.
@@ -27,7 +27,22 @@
  *  - MR_PAT_ALT and MR_PAT_CONCAT nodes have two children or more,
  *    MR_PAT_PERMUTE nodes at least one; MR_PAT_EMPTY stands only for a
  *    written "()" (no alternative, PERMUTE element, exclusion or PATTERN is
- *    empty); a quantifier's max is MR_QUANT_INF or at least max(min, 1).
+ *    empty); a quantifier's max is MR_QUANT_INF or at least max(min, 1);
+ *  - time (see "Time in patterns" below): an absence variable (NOT v) occurs
+ *    once in PATTERN and nowhere in SUBSET or the skip target; windows name
+ *    pattern variables; the FROM variable is not an absence variable.
+ *
+ * Time in patterns.  Contiguity and absence are kept on the nodes rather
+ * than as node kinds of their own (so every pass over patterns that does
+ * not know them still sees the same shapes): a child of an MR_PAT_CONCAT
+ * carries `link`, how it joins the child before it (strict, "->" or
+ * "->>"); "p -> q -> r" is one MR_PAT_CONCAT of p, q, r with links
+ * FOLLOW, FOLLOW, and "A B -> C" one of CONCAT(A B) and C.  "NOT v" is an
+ * MR_PAT_VAR with `absent` set: it is always a child of the top-level
+ * MR_PAT_CONCAT, after "->" (relaxed absence) or last with a strict link
+ * ("not next").  WITHIN is a list of windows (MrWindow); a plain
+ * "WITHIN bound" (no FROM, no TO) is also kept in has_within/within as
+ * before.  The binder refuses what the runtime does not run.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_CLAUSE_H
@@ -80,6 +95,14 @@ typedef enum MrPatternKind
 
 #define MR_QUANT_INF (-1)
 
+/* how a child of MR_PAT_CONCAT joins the child before it */
+typedef enum MrLink
+{
+	MR_LINK_NEXT = 0,			/* strict: the next row (plain concatenation) */
+	MR_LINK_FOLLOW,				/* -> : skip till the first row that can start it */
+	MR_LINK_FOLLOW_ANY			/* ->> : skip any rows, any later start */
+} MrLink;
+
 typedef struct MrPattern
 {
 	MrPatternKind kind;
@@ -90,6 +113,8 @@ typedef struct MrPattern
 	int			min;			/* MR_PAT_QUANT */
 	int			max;			/* MR_PAT_QUANT; MR_QUANT_INF = unbounded */
 	bool		reluctant;		/* MR_PAT_QUANT */
+	uint8_t		link;			/* MrLink: as a child i > 0 of MR_PAT_CONCAT */
+	bool		absent;			/* MR_PAT_VAR written NOT v */
 } MrPattern;
 
 typedef enum MrNullsOrder
@@ -119,6 +144,22 @@ typedef struct MrSubset
 	int			nmembers;
 } MrSubset;
 
+/*
+ * One window of WITHIN: "bound [FROM [FIRST | LAST] v] [TO w]".  from_var
+ * and to_var index vars (-1 when omitted); from_last: FROM LAST v (the
+ * deadline moves with every row mapped to v).
+ */
+typedef struct MrWindow
+{
+	MrSpan		bound;
+	int			from_var;
+	bool		from_last;
+	int			to_var;
+	MrName		from_name;		/* as written (pos -1 when omitted) */
+	MrName		to_name;
+	int			pos;			/* position of the bound */
+} MrWindow;
+
 typedef struct MrDefine
 {
 	int			var;			/* index into MrClause.vars */
@@ -143,8 +184,11 @@ typedef struct MrClause
 	int			nmeasures;
 
 	MrRowsPerMatch rows_per_match;
+	bool		timeout_rows;	/* WITH TIMEOUT ROWS / SHOW TIMEOUT MATCHES */
+	int			timeout_pos;	/* position of that phrase, or -1 */
 
 	MrSkipKind	skip;
+	bool		no_skip;		/* AFTER MATCH NO SKIP (skip is PAST LAST ROW) */
 	MrName		skip_target;	/* TO FIRST/LAST/- v: the name */
 	int			skip_var;		/* >= 0: a variable index */
 	int			skip_subset;	/* >= 0: a subset index */
@@ -155,6 +199,27 @@ typedef struct MrClause
 
 	bool		has_within;
 	MrSpan		within;			/* WITHIN <expr> (an interval expression) */
+
+	MrWindow   *windows;		/* WITHIN's list, in order; has_within: the
+								 * first window with neither FROM nor TO */
+	int			nwindows;
+	int			within_pos;		/* position of WITHIN, or -1 */
+
+	bool		has_clock;		/* CLOCK given */
+	bool		clock_max;		/* CLOCK MAX (also the default) */
+	MrSpan		clock;			/* CLOCK <expr> */
+	int			clock_pos;		/* position of CLOCK, or -1 */
+
+	/* the pattern's time constructs (found by the parser) */
+	bool		has_follow;		/* -> or ->> somewhere */
+	bool		has_follow_any; /* ->> somewhere */
+	int			follow_pos;		/* the first -> or ->>, or -1 */
+	int			nabsent;		/* NOT v elements */
+	bool	   *var_absent;		/* by variable: written NOT v (nvars entries;
+								 * NULL when nabsent is 0) */
+	int			absent_var;		/* the absence that ends the pattern, or -1 */
+	int			absent_pos;		/* position of its NOT, or -1 */
+	bool		absent_strict;	/* ... with a strict link (not next) */
 
 	MrSubset   *subsets;
 	int			nsubsets;
@@ -194,6 +259,18 @@ extern MrClause *mr_parse_clause(const char *text, int len, MrError *err);
  */
 extern MrClause *mr_parse_clause_body(const char *text, int len, int start,
 									  MrSpan input, MrError *err);
+
+/*
+ * The checks of time in patterns (mr_window.c), run by the parser after the
+ * other names were resolved: false with *err set on a misuse.
+ */
+extern bool mr_clause_check_time(MrClause *c, MrError *err);
+
+/*
+ * The window of WITHIN that bounds the absence variable v (the first with
+ * TO v, else the first without TO), or -1
+ */
+extern int	mr_clause_absence_window(const MrClause *c, int v);
 
 /* index of the variable or subset with this normalized name, or -1 */
 extern int	mr_clause_find_var(const MrClause *c, const char *norm);

@@ -61,7 +61,7 @@
 /* the hint of errors about the clauses' order */
 #define MR_CLAUSE_ORDER_HINT \
 	"The clauses of MATCH_RECOGNIZE come in this order: PARTITION BY, ORDER BY, MEASURES, " \
-	"ONE ROW PER MATCH or ALL ROWS PER MATCH, AFTER MATCH SKIP, PATTERN, WITHIN, SUBSET, DEFINE."
+	"ONE ROW PER MATCH or ALL ROWS PER MATCH, AFTER MATCH SKIP, PATTERN, WITHIN, CLOCK, SUBSET, DEFINE."
 
 /* longest token text quoted in a syntax error message */
 #define MR_ERR_TOKEN_MAX		200
@@ -72,6 +72,7 @@ typedef enum SpanKind
 	SPAN_ORDER,
 	SPAN_MEASURE,
 	SPAN_WITHIN,
+	SPAN_CLOCK,
 	SPAN_DEFINE
 } SpanKind;
 
@@ -86,6 +87,7 @@ typedef enum Section
 	SEC_SKIP,
 	SEC_PATTERN,
 	SEC_WITHIN,
+	SEC_CLOCK,
 	SEC_SUBSET,
 	SEC_DEFINE,
 	SEC_COUNT
@@ -129,6 +131,7 @@ typedef struct Parser
 	int			measures_cap;
 	int			subsets_cap;
 	int			defines_cap;
+	int			windows_cap;
 
 	RawSubset  *raw_subsets;	/* parallel to c->subsets */
 	int			raw_subsets_cap;
@@ -140,6 +143,7 @@ typedef struct Parser
 } Parser;
 
 static bool parse_alt(Parser *p, MrPattern **out, AltContext ctx);
+static bool at_follow_op(Parser *p, bool *any);
 
 /* ----------------------------------------------------------------
  * small helpers
@@ -306,7 +310,7 @@ is_punct(Parser *p, const char *s)
 /* the words that begin a clause, or continue one, at a clause boundary */
 static const char *const clause_words[] = {
 	"PARTITION", "ORDER", "MEASURES", "ONE", "ALL", "AFTER", "PATTERN",
-	"WITHIN", "SUBSET", "DEFINE", "ASC", "DESC", "NULLS", "SHOW", "OMIT",
+	"WITHIN", "CLOCK", "SUBSET", "DEFINE", "ASC", "DESC", "NULLS", "SHOW", "OMIT",
 	NULL
 };
 
@@ -563,7 +567,7 @@ section_of(const MrToken *t)
 		{"PARTITION", SEC_PARTITION}, {"ORDER", SEC_ORDER},
 		{"MEASURES", SEC_MEASURES}, {"ONE", SEC_ROWS}, {"ALL", SEC_ROWS},
 		{"AFTER", SEC_SKIP}, {"PATTERN", SEC_PATTERN},
-		{"WITHIN", SEC_WITHIN}, {"SUBSET", SEC_SUBSET},
+		{"WITHIN", SEC_WITHIN}, {"CLOCK", SEC_CLOCK}, {"SUBSET", SEC_SUBSET},
 		{"DEFINE", SEC_DEFINE}, {NULL, SEC_NONE}
 	};
 	int			i;
@@ -604,6 +608,8 @@ section_name(Section sec, const MrToken *t)
 			return "PATTERN";
 		case SEC_WITHIN:
 			return "WITHIN";
+		case SEC_CLOCK:
+			return "CLOCK";
 		case SEC_SUBSET:
 			return "SUBSET";
 		case SEC_DEFINE:
@@ -714,7 +720,34 @@ section_starts_here(Parser *p, const MrToken *prev)
 		return mr_tok_is_keyword(&next, "ROWS");
 	if (is_kw(p, "AFTER"))
 		return mr_tok_is_keyword(&next, "MATCH");
-	return false;				/* MEASURES, PATTERN, WITHIN, SUBSET, DEFINE */
+	return false;				/* MEASURES, PATTERN, WITHIN, CLOCK, SUBSET, DEFINE */
+}
+
+/*
+ * Is the current token TO the inner word of an interval qualifier (DAY TO
+ * SECOND, YEAR TO MONTH, ...) rather than WITHIN's TO w?
+ */
+static bool
+interval_to(Parser *p, const MrToken *prev)
+{
+	static const char *const from_units[] = {"YEAR", "DAY", "HOUR", "MINUTE", NULL};
+	static const char *const to_units[] = {"MONTH", "HOUR", "MINUTE", "SECOND", NULL};
+	MrToken		next;
+	bool		unit = false;
+	int			i;
+
+	if (prev == NULL)
+		return false;
+	for (i = 0; from_units[i]; i++)
+		if (mr_tok_is_keyword(prev, from_units[i]))
+			unit = true;
+	if (!unit)
+		return false;
+	peek(p, &next);
+	for (i = 0; to_units[i]; i++)
+		if (mr_tok_is_keyword(&next, to_units[i]))
+			return true;
+	return false;
 }
 
 static bool
@@ -736,6 +769,11 @@ span_stops(Parser *p, SpanKind kind, const MrToken *prev)
 				section_starts_here(p, prev);
 		case SPAN_WITHIN:
 			return is_kw(p, "SUBSET") || is_kw(p, "DEFINE") ||
+				is_punct(p, ",") || is_kw(p, "FROM") ||
+				(is_kw(p, "TO") && !interval_to(p, prev)) ||
+				section_starts_here(p, prev);
+		case SPAN_CLOCK:
+			return is_kw(p, "SUBSET") || is_kw(p, "DEFINE") ||
 				section_starts_here(p, prev);
 		case SPAN_DEFINE:
 			return is_punct(p, ",") || section_starts_here(p, prev);
@@ -756,6 +794,8 @@ span_clause_name(SpanKind kind)
 			return "MEASURES";
 		case SPAN_WITHIN:
 			return "WITHIN";
+		case SPAN_CLOCK:
+			return "CLOCK";
 		case SPAN_DEFINE:
 			return "DEFINE";
 	}
@@ -775,7 +815,9 @@ stray_hint(SpanKind kind)
 		case SPAN_MEASURE:
 			return "A measure is an expression followed by [AS] alias; measures are separated by commas.";
 		case SPAN_WITHIN:
-			return "WITHIN takes one expression, such as INTERVAL '10' MINUTE.";
+			return "WITHIN takes windows separated by commas, each an expression such as INTERVAL '10' MINUTE, optionally followed by FROM [FIRST | LAST] variable and TO variable.";
+		case SPAN_CLOCK:
+			return "CLOCK takes MAX or one expression of the event time's type.";
 		case SPAN_DEFINE:
 			return "A definition is written variable AS condition; definitions are separated by commas.";
 	}
@@ -1302,22 +1344,84 @@ parse_primary(Parser *p, MrPattern **out, bool *matched)
 	return true;
 }
 
-/* concat := { primary [quantifier] } ; *out is NULL when there is none */
+/*
+ * "NOT name" in a row pattern: NOT followed by a name or "(" (a variable
+ * called NOT is still a variable elsewhere: "PATTERN (A NOT)").
+ */
+static bool
+is_absence_start(Parser *p)
+{
+	MrToken		next;
+
+	if (!is_kw(p, "NOT"))
+		return false;
+	peek(p, &next);
+	return is_name_token(&next) || mr_tok_is(&p->lx, &next, "(");
+}
+
+/* NOT name: an MR_PAT_VAR with absent set; nothing may be attached to it */
+static bool
+parse_absence(Parser *p, MrPattern **out)
+{
+	MrPattern  *n = new_node(MR_PAT_VAR, p->tok.start);
+	const char *name;
+
+	if (!advance(p))
+		return false;
+	if (!is_name_token(&p->tok))
+		return syntax_error_hint(p, &p->tok, "NOT is followed by one pattern variable.");
+	n->var = add_var(p, &p->tok);
+	n->absent = true;
+	name = p->c->vars[n->var].norm;
+	if (!advance(p))
+		return false;
+	if (is_quant_start(p))
+	{
+		mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->tok.start,
+					 "NOT %s cannot be quantified", name);
+		mr_error_hint(p->err, "NOT %s stands for the absence of any %s row; it matches no row itself.",
+					  name, name);
+		return false;
+	}
+	if (is_name_token(&p->tok) || is_punct(p, "(") || is_punct(p, "^") ||
+		is_punct(p, "$") || is_punct(p, "{"))
+	{
+		mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->tok.start,
+					 "NOT %s must end the pattern or be followed by -> or ->>", name);
+		return false;
+	}
+	*out = n;
+	return true;
+}
+
+/*
+ * concat := { primary [quantifier] } [ NOT name ] ; *out is NULL when there
+ * is none.  A NOT v ends the concatenation (mr_window.c checks where it
+ * may be).
+ */
 static bool
 parse_concat(Parser *p, MrPattern **out)
 {
 	MrPattern  *first = NULL;
 	MrPattern  *cat = NULL;
 	int			cap = 0;
+	bool		ended = false;
 
-	for (;;)
+	while (!ended)
 	{
-		MrPattern  *prim;
+		MrPattern  *prim = NULL;
 		bool		matched;
 		int			ppos = p->tok.start;
 
 		MR_CHECK_INTERRUPTS();
-		if (!parse_primary(p, &prim, &matched))
+		if (is_absence_start(p))
+		{
+			if (!parse_absence(p, &prim))
+				return false;
+			matched = true;
+			ended = true;
+		}
+		else if (!parse_primary(p, &prim, &matched))
 			return false;
 		if (!matched)
 			break;
@@ -1356,6 +1460,7 @@ parse_concat(Parser *p, MrPattern **out)
 static bool
 empty_term(Parser *p, AltContext ctx, bool alternation)
 {
+	bool		any;
 	const char *msg;
 	const char *hint = NULL;
 
@@ -1364,6 +1469,8 @@ empty_term(Parser *p, AltContext ctx, bool alternation)
 	if (p->tok.kind != MR_TOK_EOF && !is_punct(p, "|") && !is_punct(p, ")") &&
 		!is_punct(p, ",") && !is_punct(p, "-"))
 		return syntax_error(p); /* something else that cannot start a term */
+	if (at_follow_op(p, &any))
+		return syntax_error_hint(p, &p->tok, "-> and ->> join two row patterns.");
 	if (alternation)
 	{
 		msg = "row pattern alternative cannot be empty";
@@ -1390,7 +1497,128 @@ empty_term(Parser *p, AltContext ctx, bool alternation)
 }
 
 /*
- * alt := concat { | concat }, every concat non-empty (the empty pattern is
+ * Is the current token the "-" of "->" or "->>" (written without spaces)?
+ * *any: it is "->>".  A "-" followed by ">" after a space is an error here.
+ */
+static bool
+at_follow_op(Parser *p, bool *any)
+{
+	MrLexer		save;
+	MrError		saveerr;
+	MrToken		gt;
+	MrToken		gt2;
+	bool		ok;
+
+	if (!is_punct(p, "-"))
+		return false;
+	save = p->lx;
+	saveerr = *p->err;
+	ok = mr_lex_next(&p->lx, &gt) && mr_tok_is(&p->lx, &gt, ">") &&
+		gt.start == p->tok.end;
+	*any = ok && mr_lex_next(&p->lx, &gt2) && mr_tok_is(&p->lx, &gt2, ">") &&
+		gt2.start == gt.end;
+	p->lx = save;
+	*p->err = saveerr;
+	return ok;
+}
+
+/* a "-" then ">" with something in between: say how -> is written */
+static bool
+spaced_follow_op(Parser *p)
+{
+	MrToken		next;
+
+	if (!is_punct(p, "-"))
+		return false;
+	peek(p, &next);
+	return mr_tok_is(&p->lx, &next, ">");
+}
+
+/*
+ * "A -> B NOT C" is A, then B, then a next row that is no C: the strict NOT
+ * ends the last operand, and is kept as the last element of the chain
+ * itself (where mr_window.c looks for the absence that ends the pattern).
+ */
+static void
+hoist_trailing_absence(MrPattern *seq)
+{
+	MrPattern  *last = seq->children[seq->nchildren - 1];
+	MrPattern  *absent;
+	int			cap = seq->nchildren;
+
+	if (last->kind != MR_PAT_CONCAT || !last->children[last->nchildren - 1]->absent)
+		return;
+	absent = last->children[--last->nchildren];
+	if (last->nchildren == 1)
+	{
+		MrPattern  *only = last->children[0];
+
+		only->link = last->link;
+		seq->children[seq->nchildren - 1] = only;
+	}
+	add_child(seq, absent, &cap);
+}
+
+/*
+ * follow := concat { ( -> | ->> ) ( concat | NOT name ) }, left associative
+ * and binding looser than concatenation: one MR_PAT_CONCAT whose children
+ * after the first carry the link
+ */
+static bool
+parse_follow(Parser *p, MrPattern **out)
+{
+	MrPattern  *first;
+	MrPattern  *seq = NULL;
+	int			cap = 0;
+	bool		any;
+
+	if (!parse_concat(p, &first))
+		return false;
+	if (first == NULL)
+	{
+		*out = NULL;
+		return true;
+	}
+	while (at_follow_op(p, &any))
+	{
+		MrPattern  *next;
+		MrToken		op = p->tok;
+
+		MR_CHECK_INTERRUPTS();
+		if (!advance(p) || !advance(p) || (any && !advance(p)))
+			return false;
+		if (!parse_concat(p, &next))
+			return false;
+		if (next == NULL)
+		{
+			if (p->err->failed)
+				return false;
+			return syntax_error_hint(p, &p->tok, "%s is followed by a row pattern or by NOT and a pattern variable.",
+									 any ? "->>" : "->");
+		}
+		next->link = any ? MR_LINK_FOLLOW_ANY : MR_LINK_FOLLOW;
+		if (seq == NULL)
+		{
+			seq = new_node(MR_PAT_CONCAT, first->pos);
+			add_child(seq, first, &cap);
+		}
+		add_child(seq, next, &cap);
+		p->c->has_follow = true;
+		if (any)
+			p->c->has_follow_any = true;
+		if (p->c->follow_pos < 0)
+			p->c->follow_pos = op.start;
+	}
+	if (spaced_follow_op(p))
+		return syntax_error_hint(p, &p->tok, "Write -> and ->> without spaces.");
+	if (seq != NULL)
+		hoist_trailing_absence(seq);
+	*out = seq ? seq : first;
+	return true;
+}
+
+/*
+ * alt := follow { | follow }, every follow non-empty (the empty pattern is
  * the primary "()"), as in ISO/IEC 9075-2 and Trino's grammar
  */
 static bool
@@ -1400,7 +1628,7 @@ parse_alt(Parser *p, MrPattern **out, AltContext ctx)
 	MrPattern  *alt = NULL;
 	int			cap = 0;
 
-	if (!parse_concat(p, &first))
+	if (!parse_follow(p, &first))
 		return false;
 	if (first == NULL)
 		return empty_term(p, ctx, is_punct(p, "|"));
@@ -1411,7 +1639,7 @@ parse_alt(Parser *p, MrPattern **out, AltContext ctx)
 		MR_CHECK_INTERRUPTS();
 		if (!advance(p))
 			return false;
-		if (!parse_concat(p, &next))
+		if (!parse_follow(p, &next))
 			return false;
 		if (next == NULL)
 			return empty_term(p, ctx, true);
@@ -1584,6 +1812,45 @@ parse_measures(Parser *p)
 	}
 }
 
+/* is the current token WITH or SHOW followed by TIMEOUT? */
+static bool
+at_timeout_phrase(Parser *p)
+{
+	MrToken		next;
+
+	if (!is_kw(p, "WITH") && !is_kw(p, "SHOW"))
+		return false;
+	peek(p, &next);
+	return mr_tok_is_keyword(&next, "TIMEOUT");
+}
+
+/*
+ * WITH TIMEOUT ROWS, or Alibaba's and CALCITE-5202's SHOW TIMEOUT MATCHES:
+ * partial matches whose deadline passed are output too.  Nothing of ROWS
+ * PER MATCH may follow it.
+ */
+static bool
+parse_timeout_phrase(Parser *p)
+{
+	MrClause   *c = p->c;
+	bool		with = is_kw(p, "WITH");
+	const char *last = with ? "ROWS" : "MATCHES";
+
+	c->timeout_rows = true;
+	c->timeout_pos = p->tok.start;
+	if (!advance(p) || !advance(p))
+		return false;
+	if (!is_kw(p, last))
+		return syntax_error_hint(p, &p->tok, "Write WITH TIMEOUT ROWS or SHOW TIMEOUT MATCHES.");
+	if (!advance(p))
+		return false;
+	if (is_kw(p, "WITH") || is_kw(p, "SHOW") || is_kw(p, "OMIT"))
+		return syntax_error_hint(p, &p->tok,
+								 "%s TIMEOUT %s comes last: write ALL ROWS PER MATCH { SHOW EMPTY MATCHES | OMIT EMPTY MATCHES | WITH UNMATCHED ROWS } %s TIMEOUT %s.",
+								 with ? "WITH" : "SHOW", last, with ? "WITH" : "SHOW", last);
+	return true;
+}
+
 static bool
 parse_rows_per_match(Parser *p)
 {
@@ -1595,6 +1862,8 @@ parse_rows_per_match(Parser *p)
 			!expect_kw(p, "MATCH"))
 			return false;
 		c->rows_per_match = MR_ONE_ROW;
+		if (at_timeout_phrase(p))
+			return parse_timeout_phrase(p);
 		return true;
 	}
 	/* ALL */
@@ -1602,6 +1871,8 @@ parse_rows_per_match(Parser *p)
 		!expect_kw(p, "MATCH"))
 		return false;
 	c->rows_per_match = MR_ALL_ROWS_SHOW_EMPTY;
+	if (at_timeout_phrase(p))
+		return parse_timeout_phrase(p);
 	if (is_kw(p, "SHOW") || is_kw(p, "OMIT"))
 	{
 		c->rows_per_match = is_kw(p, "SHOW") ? MR_ALL_ROWS_SHOW_EMPTY
@@ -1615,6 +1886,8 @@ parse_rows_per_match(Parser *p)
 		if (!advance(p) || !expect_kw(p, "UNMATCHED") || !expect_kw(p, "ROWS"))
 			return false;
 	}
+	if (at_timeout_phrase(p))
+		return parse_timeout_phrase(p);
 	return true;
 }
 
@@ -1641,7 +1914,17 @@ parse_after_match(Parser *p)
 	MrClause   *c = p->c;
 
 	c->skip_pos = p->tok.start;
-	if (!advance(p) || !expect_kw(p, "MATCH") || !expect_kw(p, "SKIP"))
+	if (!advance(p) || !expect_kw(p, "MATCH"))
+		return false;
+	if (is_kw(p, "NO"))
+	{
+		/* AFTER MATCH NO SKIP: every match of every start (Flink's NO_SKIP) */
+		if (!advance(p) || !expect_kw(p, "SKIP"))
+			return false;
+		c->no_skip = true;
+		return true;
+	}
+	if (!expect_kw(p, "SKIP"))
 		return false;
 	if (is_kw(p, "PAST"))
 	{
@@ -1674,6 +1957,111 @@ parse_after_match(Parser *p)
 	/* TO name means TO LAST name */
 	c->skip = MR_SKIP_TO_LAST;
 	return parse_skip_name(p);
+}
+
+/* a window's FROM or TO variable name */
+static bool
+parse_window_name(Parser *p, MrName *n, const char *word)
+{
+	if (!is_name_token(&p->tok) || is_section_keyword(&p->tok))
+		return syntax_error_hint(p, &p->tok,
+								 "%s is followed by a pattern variable%s.", word,
+								 strcmp(word, "FROM") == 0 ? ", optionally after FIRST or LAST" : "");
+	make_name(&p->tok, true, n);
+	return advance(p);
+}
+
+/*
+ * WITHIN window [, window ...] ; window := bound [FROM [FIRST | LAST] v]
+ * [TO w].  The bound's span stops at a top-level FROM, TO or comma (none
+ * continues an expression outside parentheses; DAY TO SECOND and the like
+ * are kept).  Names are resolved with the others (mr_window.c).
+ */
+static bool
+parse_within(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	c->within_pos = p->tok.start;
+	if (!advance(p))
+		return false;
+	for (;;)
+	{
+		MrWindow   *w;
+
+		MR_CHECK_INTERRUPTS();
+		c->windows = grow(c->windows, c->nwindows, &p->windows_cap, sizeof(MrWindow));
+		w = &c->windows[c->nwindows];
+		w->from_var = w->to_var = -1;
+		w->from_name.pos = w->to_name.pos = -1;
+		w->pos = p->tok.start;
+		if (!scan_span(p, SPAN_WITHIN, &w->bound))
+			return false;
+		if (is_kw(p, "FROM"))
+		{
+			if (!advance(p))
+				return false;
+			if (is_kw(p, "FIRST") || is_kw(p, "LAST"))
+			{
+				MrToken		next;
+
+				peek(p, &next);
+				if (is_name_token(&next) && !mr_tok_is_keyword(&next, "TO") &&
+					!is_section_keyword(&next))
+				{
+					w->from_last = is_kw(p, "LAST");
+					if (!advance(p))
+						return false;
+				}
+			}
+			if (!parse_window_name(p, &w->from_name, "FROM"))
+				return false;
+		}
+		if (is_kw(p, "TO"))
+		{
+			if (!advance(p) || !parse_window_name(p, &w->to_name, "TO"))
+				return false;
+		}
+		if (w->from_name.pos < 0 && w->to_name.pos < 0 && !c->has_within)
+		{
+			c->has_within = true;
+			c->within = w->bound;
+		}
+		c->nwindows++;
+		if (!is_punct(p, ","))
+			return true;
+		if (!advance(p))
+			return false;
+		if (comma_before_clause(p, "("))
+			return syntax_error_hint(p, &p->tok,
+									 "Remove the comma before %s.",
+									 section_name(section_of(&p->tok), &p->tok));
+	}
+}
+
+/* CLOCK { MAX | expression } */
+static bool
+parse_clock(Parser *p)
+{
+	MrClause   *c = p->c;
+
+	c->has_clock = true;
+	c->clock_pos = p->tok.start;
+	if (!advance(p))
+		return false;
+	if (is_kw(p, "MAX"))
+	{
+		MrToken		next;
+
+		peek(p, &next);
+		if (mr_tok_is(&p->lx, &next, ")") || is_section_keyword(&next))
+		{
+			c->clock_max = true;
+			return advance(p);
+		}
+	}
+	c->clock_max = false;
+	return scan_span(p, SPAN_CLOCK, &c->clock);
 }
 
 static bool
@@ -1771,6 +2159,47 @@ parse_define(Parser *p)
  * name resolution (after the whole clause passed the syntax check)
  * ----------------------------------------------------------------
  */
+
+/* one FROM or TO name of a window: a pattern variable, not a subset */
+static bool
+resolve_window_var(Parser *p, const MrName *n, int *out)
+{
+	MrClause   *c = p->c;
+
+	*out = -1;
+	if (n->pos < 0)
+		return true;
+	*out = mr_clause_find_var(c, n->norm);
+	if (*out >= 0)
+		return true;
+	if (mr_clause_find_subset(c, n->norm) >= 0)
+	{
+		mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, n->pos,
+					 "WITHIN takes pattern variables, not subset \"%s\"", n->norm);
+		return false;
+	}
+	mr_error_set(p->err, MR_SQLSTATE_UNDEFINED_OBJECT, n->pos,
+				 "pattern variable \"%s\" in WITHIN is not used in PATTERN", n->norm);
+	return false;
+}
+
+static bool
+resolve_windows(Parser *p)
+{
+	MrClause   *c = p->c;
+	int			i;
+
+	for (i = 0; i < c->nwindows; i++)
+	{
+		MrWindow   *w = &c->windows[i];
+
+		MR_CHECK_INTERRUPTS();
+		if (!resolve_window_var(p, &w->from_name, &w->from_var) ||
+			!resolve_window_var(p, &w->to_name, &w->to_var))
+			return false;
+	}
+	return true;
+}
 static bool
 resolve_names(Parser *p)
 {
@@ -1878,7 +2307,7 @@ resolve_names(Parser *p)
 		}
 		defined[d->var] = true;
 	}
-	return true;
+	return resolve_windows(p) && mr_clause_check_time(c, p->err);
 }
 
 /* ----------------------------------------------------------------
@@ -1979,8 +2408,10 @@ parse_body(Parser *p)
 				ok = parse_pattern_section(p);
 				break;
 			case SEC_WITHIN:
-				c->has_within = true;
-				ok = advance(p) && scan_span(p, SPAN_WITHIN, &c->within);
+				ok = parse_within(p);
+				break;
+			case SEC_CLOCK:
+				ok = parse_clock(p);
 				break;
 			case SEC_SUBSET:
 				ok = parse_subset(p);
@@ -2040,6 +2471,13 @@ init_parser(Parser *p, const char *text, int len, MrError *err)
 	c->pattern_pos = -1;
 	c->mr_keyword_pos = -1;
 	c->skip_target.pos = -1;
+	c->timeout_pos = -1;
+	c->within_pos = -1;
+	c->clock_max = true;
+	c->clock_pos = -1;
+	c->follow_pos = -1;
+	c->absent_var = -1;
+	c->absent_pos = -1;
 	p->c = c;
 	return c;
 }
@@ -2221,7 +2659,7 @@ var_needs_quotes(const MrName *n)
 {
 	const char *s = n->norm;
 
-	if (strcmp(s, "PERMUTE") == 0)
+	if (strcmp(s, "PERMUTE") == 0 || strcmp(s, "NOT") == 0)
 		return true;			/* would read back as the keyword */
 	if (!n->quoted)
 		return false;
@@ -2238,6 +2676,20 @@ var_needs_quotes(const MrName *n)
 
 static void
 render(StrBuf *sb, const MrClause *c, const MrPattern *p);
+
+/* a concatenation joined by -> or ->> somewhere at its own level */
+static bool
+has_links(const MrPattern *p)
+{
+	int			i;
+
+	if (p->kind != MR_PAT_CONCAT)
+		return false;
+	for (i = 1; i < p->nchildren; i++)
+		if (p->children[i]->link != MR_LINK_NEXT)
+			return true;
+	return false;
+}
 
 static void
 render_child(StrBuf *sb, const MrClause *c, const MrPattern *child, bool parens)
@@ -2258,6 +2710,8 @@ render(StrBuf *sb, const MrClause *c, const MrPattern *p)
 	switch (p->kind)
 	{
 		case MR_PAT_VAR:
+			if (p->absent)
+				sb_append(sb, "NOT ");
 			if (p->var < 0 || p->var >= c->nvars)
 				sb_append(sb, "?");
 			else if (var_needs_quotes(&c->vars[p->var]))
@@ -2290,9 +2744,14 @@ render(StrBuf *sb, const MrClause *c, const MrPattern *p)
 				 * "^A": no space after a bare start anchor (also when it ends
 				 * a nested concatenation, which is rendered unparenthesized)
 				 */
-				if (i > 0 && !(sb->len > 0 && sb->data[sb->len - 1] == '^'))
+				if (i > 0 && ch->link == MR_LINK_FOLLOW)
+					sb_append(sb, " -> ");
+				else if (i > 0 && ch->link == MR_LINK_FOLLOW_ANY)
+					sb_append(sb, " ->> ");
+				else if (i > 0 && !(sb->len > 0 && sb->data[sb->len - 1] == '^'))
 					sb_append(sb, " ");
-				render_child(sb, c, ch, ch->kind == MR_PAT_ALT);
+				/* -> binds looser than concatenation: "(A -> B) C" */
+				render_child(sb, c, ch, ch->kind == MR_PAT_ALT || has_links(ch));
 			}
 			break;
 		case MR_PAT_ALT:
@@ -2321,7 +2780,8 @@ render(StrBuf *sb, const MrClause *c, const MrPattern *p)
 				MrPatternKind k = p->children[0]->kind;
 
 				render_child(sb, c, p->children[0],
-							 k == MR_PAT_ALT || k == MR_PAT_CONCAT || k == MR_PAT_QUANT);
+							 k == MR_PAT_ALT || k == MR_PAT_CONCAT || k == MR_PAT_QUANT ||
+							 p->children[0]->absent);
 			}
 			if (p->min == 0 && p->max == MR_QUANT_INF)
 				sb_append(sb, "*");

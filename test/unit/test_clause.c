@@ -1369,7 +1369,7 @@ test_many_elements(void)
 
 static const char *const ORDER_HINT =
 "The clauses of MATCH_RECOGNIZE come in this order: PARTITION BY, ORDER BY, MEASURES, "
-"ONE ROW PER MATCH or ALL ROWS PER MATCH, AFTER MATCH SKIP, PATTERN, WITHIN, SUBSET, DEFINE.";
+"ONE ROW PER MATCH or ALL ROWS PER MATCH, AFTER MATCH SKIP, PATTERN, WITHIN, CLOCK, SUBSET, DEFINE.";
 
 static const char *const PARTITION_HINT =
 "PARTITION BY takes input columns separated by commas.";
@@ -1439,7 +1439,7 @@ test_stray_words(void)
 					 "syntax error at or near \"AS\"", DEFINE_HINT);
 	t = "t MATCH_RECOGNIZE (PATTERN (A) WITHIN INTERVAL '1' DAY later DEFINE A AS true)";
 	CHECK_ERROR_HINT(t, "42601", pos_of(t, "later"), "syntax error at or near \"later\"",
-					 "WITHIN takes one expression, such as INTERVAL '10' MINUTE.");
+					 "WITHIN takes windows separated by commas, each an expression such as INTERVAL '10' MINUTE, optionally followed by FROM [FIRST | LAST] variable and TO variable.");
 
 	/* MEASURES: one word is Oracle's alias, a second one is an error */
 	t = "t MATCH_RECOGNIZE (MEASURES MATCH_NUMBER() mn PATERN (A))";
