@@ -97,4 +97,22 @@ SELECT * FROM match_recognize($$ts_i MATCH_RECOGNIZE (PARTITION BY k ORDER BY t 
 SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES "NOT".ts AS n
   PATTERN (R "NOT") DEFINE "NOT" AS vol >= 1000)$$) AS m(k int, n bigint);
 
+-- MATCH_DEADLINE() and TIMED_OUT(): of the match, in MEASURES only; a
+-- match that no deadline decided has none and is no timeout
+SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES MATCH_DEADLINE() AS d, TIMED_OUT() AS t, MATCH_NUMBER() AS n PATTERN (A B))$$)
+  AS m(k int, d bigint, t bool, n bigint);
+SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES A.ts AS x
+  PATTERN (A B) DEFINE B AS TIMED_OUT())$$) AS m(k int, x bigint);
+:st
+SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES max(MATCH_DEADLINE()) AS x PATTERN (A B))$$) AS m(k int, x bigint);
+:st
+SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k MEASURES MATCH_DEADLINE() AS x
+  PATTERN (A B))$$) AS m(k int, x bigint);
+:st
+SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES TIMED_OUT(1) AS x PATTERN (A B))$$) AS m(k int, x bool);
+:st
+
 DROP TABLE ts_t, ts_i;

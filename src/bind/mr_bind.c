@@ -342,6 +342,9 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
 	bind_within(q);
 	if (q->within)
 		start_dep = true;
+	bind_current = bs;
+	bind_time(q, &path_dep);
+	bind_time_check_absence(q);
 	bind_current = outer_bs;
 
 	q->dedup = path_dep ? MR_DEDUP_NONE : (start_dep ? MR_DEDUP_STATE_START : MR_DEDUP_STATE);

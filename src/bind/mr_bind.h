@@ -57,7 +57,9 @@ typedef enum MrSlotKind
 	MR_SLOT_NAV,				/* [PREV|NEXT]( [FIRST|LAST](rowexpr, n), m ) */
 	MR_SLOT_CLASSIFIER,			/* CLASSIFIER([set]) */
 	MR_SLOT_MATCH_NUMBER,		/* MATCH_NUMBER() */
-	MR_SLOT_AGG					/* aggregate over the rows of the set */
+	MR_SLOT_AGG,				/* aggregate over the rows of the set */
+	MR_SLOT_MATCH_DEADLINE,		/* MATCH_DEADLINE() */
+	MR_SLOT_TIMED_OUT			/* TIMED_OUT() */
 } MrSlotKind;
 
 /*
@@ -133,6 +135,28 @@ typedef struct MrOutputColumn
 	int			measure;		/* >= 0: this measure */
 } MrOutputColumn;
 
+/*
+ * Time in patterns (mr_bind_time.c): the windows lowered as conditions,
+ * the trailing absence's deadline, the clock.  Event times are the first
+ * ORDER BY column, of one of MR_TIME_TYPES.
+ */
+typedef struct MrTime
+{
+	MrLowered ***var_windows;	/* [nvars]: NULL-terminated window conditions
+								 * a row mapped to the variable must meet */
+	int		   *nvar_windows;	/* [nvars] */
+	int			absence_var;	/* the absence ending the pattern, or -1 */
+	bool		absence_strict; /* ... with a strict link */
+	MrLowered  *absence_window; /* DEFINE-side: the candidate row is within
+								 * the absence's deadline (NULL: none) */
+	MrLowered  *deadline;		/* MEASURES-side: that deadline, or NULL */
+	Oid			time_type;		/* the event time's type */
+	bool		clock_max;		/* CLOCK MAX (the default) */
+	MrLowered  *clock;			/* CLOCK expression: no slots, evaluated once */
+	bool		uses_deadline;	/* MEASURES read MATCH_DEADLINE() */
+	bool		uses_timed_out; /* MEASURES read TIMED_OUT() */
+} MrTime;
+
 struct MrBoundQuery
 {
 	MrClause   *clause;
@@ -178,6 +202,8 @@ struct MrBoundQuery
 	int64		max_prev;		/* largest physical look-back */
 	int64		max_next;		/* largest physical look-ahead */
 	bool		define_has_next;
+
+	MrTime	   *time;			/* time in patterns, or NULL */
 };
 
 extern MrBoundQuery *mr_bind_query(const char *text, int len, const MrTextOrigin *origin,

@@ -67,6 +67,8 @@ typedef struct MrBindState
 
 /* mr_bind_time.c */
 extern void bind_time_refuse(MrBoundQuery *q);
+extern void bind_time(MrBoundQuery *q, bool *path_dep);
+extern void bind_time_check_absence(MrBoundQuery *q);
 
 /* mr_lower.c */
 extern MrLowered *lower_expression(MrBoundQuery *q, MrSpan span, bool in_define, int define_var,

@@ -88,12 +88,14 @@ typedef enum MrSpecial
 	SP_LEAD,
 	SP_CLASSIFIER,
 	SP_MATCH_NUMBER,
-	SP_MATCH_SEQUENCE_NUMBER
+	SP_MATCH_SEQUENCE_NUMBER,
+	SP_MATCH_DEADLINE,
+	SP_TIMED_OUT
 } MrSpecial;
 
 static const char *const special_names[] = {
 	NULL, "PREV", "NEXT", "FIRST", "LAST", "LAG", "LEAD", "CLASSIFIER",
-	"MATCH_NUMBER", "MATCH_SEQUENCE_NUMBER"
+	"MATCH_NUMBER", "MATCH_SEQUENCE_NUMBER", "MATCH_DEADLINE", "TIMED_OUT"
 };
 
 typedef struct LowerCtx
@@ -989,6 +991,42 @@ static Query *analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int np
 									 const char *what);
 
 /*
+ * MATCH_DEADLINE() and TIMED_OUT() (time in patterns): what decided the
+ * match -- the deadline that an absence or a timeout passed, whether it is
+ * a timeout row.  Values of the match, like MATCH_NUMBER(), so MEASURES
+ * only, outside aggregates.  MATCH_DEADLINE() is of the event time's type
+ * (the first ORDER BY column).
+ */
+static Node *
+lower_time_function(LowerCtx *cx, FuncCall *fc, MrSpecial sp)
+{
+	const char *name = special_names[sp];
+	MrBoundQuery *q = cx->q;
+	int			s;
+
+	refuse_decorations(cx, fc, sp);
+	if (list_length(fc->args) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("%s takes no arguments", name),
+				 cx_position(cx, fc->location)));
+	if (!cx->in_measure || cx->in_row)
+		ereport(ERROR,
+				(errcode(WINDOWING_ERROR),
+				 errmsg("%s can only be used in MEASURES, outside aggregates", name),
+				 cx_position(cx, fc->location)));
+	if (sp == SP_MATCH_DEADLINE && q->norder < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("MATCH_DEADLINE requires ORDER BY"),
+				 cx_position(cx, fc->location)));
+	s = new_slot(q);
+	q->slots[s].kind = sp == SP_MATCH_DEADLINE ? MR_SLOT_MATCH_DEADLINE : MR_SLOT_TIMED_OUT;
+	q->slots[s].location = frag_to_text(cx, fc->location);
+	return slot_param(cx, s, fc->location);
+}
+
+/*
  * An aggregate's argument or FILTER, analysed inside aggqry ("SELECT
  * agg(...)" over the row parameters): a plain column is read from the row,
  * an expression with an (uncorrelated) subquery runs as its own one-row
@@ -1262,6 +1300,9 @@ lower_funccall(LowerCtx *cx, FuncCall *fc)
 			return lower_match_number(cx, fc);
 		case SP_MATCH_SEQUENCE_NUMBER:
 			return lower_match_sequence_number(cx, fc);
+		case SP_MATCH_DEADLINE:
+		case SP_TIMED_OUT:
+			return lower_time_function(cx, fc, sp);
 		case SP_NONE:
 			break;
 	}
@@ -1559,13 +1600,16 @@ classify_slot(MrBoundQuery *q, MrSlot *slot, int define_var, bool *path_dep, boo
 	bool		reads_cls;
 	int			i;
 
-	if (slot->kind == MR_SLOT_MATCH_NUMBER)
-		return;					/* (it has no set) */
+	if (slot->kind == MR_SLOT_MATCH_NUMBER || slot->kind == MR_SLOT_MATCH_DEADLINE ||
+		slot->kind == MR_SLOT_TIMED_OUT)
+		return;					/* (it has no set; MEASURES only) */
 	every = set_is_every_row(q, &slot->set);
 	has_var = every || slot->set.member[define_var];
 	switch (slot->kind)
 	{
 		case MR_SLOT_MATCH_NUMBER:
+		case MR_SLOT_MATCH_DEADLINE:
+		case MR_SLOT_TIMED_OUT:
 			return;
 		case MR_SLOT_AGG:
 			reads_cls = slot->aggfilter && slot->aggfilter->uses_classifier;
@@ -1731,6 +1775,14 @@ lowered_slot_types(LowerCtx *cx, MrLowered *lw)
 				break;
 			case MR_SLOT_MATCH_NUMBER:
 				slot->type = INT8OID;
+				slot->typmod = -1;
+				break;
+			case MR_SLOT_MATCH_DEADLINE:
+				slot->type = TupleDescAttr(q->input_desc, q->order_cols[0])->atttypid;
+				slot->typmod = TupleDescAttr(q->input_desc, q->order_cols[0])->atttypmod;
+				break;
+			case MR_SLOT_TIMED_OUT:
+				slot->type = BOOLOID;
 				slot->typmod = -1;
 				break;
 			case MR_SLOT_AGG:

@@ -282,7 +282,8 @@ dfa_qualifies(MrRuntime *rt)
 	int			i,
 				k;
 
-	if (q->dedup != MR_DEDUP_STATE || q->within != NULL ||
+	/* time in patterns needs per-thread deadlines: not an automaton's */
+	if (q->dedup != MR_DEDUP_STATE || q->within != NULL || q->time != NULL ||
 		!mr_dfa_supports(q->program, q->clause->nvars))
 		return false;
 	for (i = 0; i < q->clause->nvars; i++)

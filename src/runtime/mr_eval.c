@@ -343,6 +343,14 @@ view_slot_value(MrRuntime *rt, const SlotView *sv, MrSlot *slot, Datum *v, bool 
 			*v = Int64GetDatum(sv->match_number);
 			*isnull = false;
 			return;
+		case MR_SLOT_MATCH_DEADLINE:
+			*v = rt->match_deadline;
+			*isnull = rt->match_deadline_null;
+			return;
+		case MR_SLOT_TIMED_OUT:
+			*v = BoolGetDatum(rt->match_timed_out);
+			*isnull = false;
+			return;
 		case MR_SLOT_CLASSIFIER:
 			{
 				MrSlot		tmp = *slot;
@@ -545,6 +553,9 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 	bool		cacheable = rt->cacheable[var];
 	MemoryContext old;
 
+	if (unlikely(q->time != NULL) && q->time->nvar_windows[var] > 0 &&
+		!window_conditions_hold(rt, var, row, path))
+		return false;
 	if (lw == NULL && q->within == NULL)
 		return true;
 	if (cacheable && rt->cache_row[var] == row &&
@@ -586,6 +597,56 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 		rt->cache_val[var] = result;
 	}
 	return result;
+}
+
+static void measure_slot_value(MrRuntime *rt, const MatchView *mv, int s, Datum *v,
+							   bool *isnull);
+
+/*
+ * Time in patterns: the windows a row mapped to var must be within (each
+ * "deadline not open yet, or the row's time is at most the deadline"),
+ * evaluated over the candidate path like a DEFINE.
+ */
+bool
+window_conditions_hold(MrRuntime *rt, int var, int64_t row, const MrPath *path)
+{
+	MrLowered **conds = rt->q->time->var_windows[var];
+	DefineView	dv;
+	bool		result = true;
+	MemoryContext old;
+	int			k;
+
+	dv.path = path;
+	dv.row = row;
+	dv.var = var;
+	old = MemoryContextSwitchTo(rt->evalcxt);
+	for (k = 0; conds[k] != NULL && result; k++)
+		result = eval_condition(rt, conds[k], &dv);
+	MemoryContextSwitchTo(old);
+	return result;
+}
+
+/*
+ * The deadline of the absence that decided match mv (MATCH_DEADLINE()), as
+ * a value of the event time's type in evalcxt; false when it is null.
+ */
+bool
+eval_time_deadline(MrRuntime *rt, const MatchView *mv, Datum *value)
+{
+	MrLowered  *lw = rt->q->time->deadline;
+	bool		isnull;
+	int			k;
+
+	for (k = 0; k < lw->nslots; k++)
+	{
+		Datum		v = (Datum) 0;
+		bool		n = true;
+
+		measure_slot_value(rt, mv, lw->slots[k], &v, &n);
+		set_param(rt, lw, k, v, n);
+	}
+	*value = eval_lowered(rt, lw, &isnull);
+	return !isnull;
 }
 
 /*

@@ -285,6 +285,11 @@ struct MrRuntime
 
 	bool		degrade_skip;	/* streaming: invalid skip targets degrade */
 
+	/* time in patterns: what decided the match being settled (MEASURES) */
+	Datum		match_deadline;
+	bool		match_deadline_null;
+	bool		match_timed_out;
+
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 	int		   *skip_vars;		/* [nskip_vars] its members */
 	int			nskip_vars;
@@ -408,6 +413,8 @@ extern int64 settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m);
 /* mr_eval.c (over the partition rt->cur) */
 extern bool define_callback(void *arg, int var, int64_t row, const MrPath *path);
 extern void eval_measures(MrRuntime *rt, const MatchView *mv);
+extern bool eval_time_deadline(MrRuntime *rt, const MatchView *mv, Datum *value);
+extern bool window_conditions_hold(MrRuntime *rt, int var, int64_t row, const MrPath *path);
 extern void advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final);
 extern void restart_aggs(MrRuntime *rt);
 extern void cache_forget(MrRuntime *rt);

@@ -117,6 +117,13 @@ compute_needed_columns(MrRuntime *rt)
 	for (i = 0; i < q->clause->nvars; i++)
 		mark_lowered(&cx, q, q->defines[i]);
 	mark_lowered(&cx, q, q->within);
+	if (q->time)
+	{
+		for (i = 0; i < q->clause->nvars; i++)
+			for (s = 0; s < q->time->nvar_windows[i]; s++)
+				mark_lowered(&cx, q, q->time->var_windows[i][s]);
+		mark_lowered(&cx, q, q->time->absence_window);
+	}
 }
 
 /* a FastCond for lw when it is "$a op $b" with a strict boolean operator */
@@ -248,6 +255,15 @@ init_expr_exec(MrRuntime *rt)
 	for (i = 0; i < q->clause->nmeasures; i++)
 		init_lowered(rt, q->measures[i]);
 	init_lowered(rt, q->within);
+	if (q->time)
+	{
+		for (i = 0; i < q->clause->nvars; i++)
+			for (k = 0; k < q->time->nvar_windows[i]; k++)
+				init_lowered(rt, q->time->var_windows[i][k]);
+		init_lowered(rt, q->time->absence_window);
+		init_lowered(rt, q->time->deadline);
+		init_lowered(rt, q->time->clock);
+	}
 }
 
 /* ---------- the steps of mr_runtime_create() ---------- */
@@ -469,7 +485,8 @@ setup_defines(MrRuntime *rt)
 		FastCond   *fc;
 
 		rt->cache_row[i] = -1;
-		rt->cacheable[i] = lw == NULL || !lw->path_dependent;
+		rt->cacheable[i] = (lw == NULL || !lw->path_dependent) &&
+			(q->time == NULL || q->time->nvar_windows[i] == 0);
 		rt->cache_by_start[i] = q->within != NULL || (lw != NULL && lw->start_dependent);
 		rt->fast_define[i] = fc = make_fast_cond(lw);
 		if (fc)
@@ -514,6 +531,7 @@ mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->q = q;
 	rt->emit = emit;
 	rt->emit_arg = emit_arg;
+	rt->match_deadline_null = true;
 	dlist_init(&rt->states);
 	setup_execution(rt);
 	setup_partition_keys(rt);
