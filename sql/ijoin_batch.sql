@@ -21,6 +21,9 @@ CREATE FUNCTION pg_temp.ijoin_check(query text, lateness text, seed integer,
                  padded_closed bigint, padded_at_finish bigint, late_rows bigint,
                  max_retained bigint, violations bigint, same boolean)
   AS '$libdir/match_recognize', 'match_recognize_ijoin_check' LANGUAGE C STRICT;
+CREATE FUNCTION pg_temp.ijoin_trace(query text, lateness text, seed integer, commit_rows integer)
+  RETURNS TABLE (step integer, event text, watermark text, output text)
+  AS '$libdir/match_recognize', 'match_recognize_ijoin_trace' LANGUAGE C STRICT;
 
 -- a small case, its result shown: payments and confirmations of accounts,
 -- a NULL account, a NULL time, a duplicate confirmation, rows at exactly
@@ -47,6 +50,15 @@ INSERT INTO ijb_conf VALUES
 SELECT p.id, c.id AS cid FROM ijb_pay p LEFT JOIN ijb_conf c
   ON p.acct = c.acct AND c.ts BETWEEN p.ts - interval '2 minutes' AND p.ts + interval '5 minutes' AND c.ok
 ORDER BY 1, 2;
+
+-- the same as a FULL join, event by event: a pair is output when its
+-- second row arrives, a padded row when the watermark passes its horizon
+-- (left row: ts + 5 minutes, right row: ts + 2 minutes), ordered by
+-- horizon, or at once for a NULL key or time; the rows whose horizon is
+-- still open at the end (a stream would still hold them) at end of input
+SELECT * FROM pg_temp.ijoin_trace($$SELECT p.id, c.id AS cid FROM ijb_pay p FULL JOIN ijb_conf c
+  ON p.acct = c.acct AND c.ts BETWEEN p.ts - interval '2 minutes' AND p.ts + interval '5 minutes' AND c.ok$$,
+  '3 minutes', 1, 2);
 
 -- all four join types, both orientations of the BETWEEN (the second is the
 -- same condition with the left time inside it), several seeds and commit
@@ -99,6 +111,16 @@ SELECT (pg_temp.ijoin_check($$SELECT a.id, b.id FROM ijb_a a FULL JOIN ijb_b b
     ON a.k = b.k AND a.tag = b.tag AND a.b = b.b AND b.t BETWEEN a.t + 2 AND a.t + 9 AND a.id < b.id$$,
   '20', 5, 9, false)).*;
 
+-- keys stored out of line (TOAST): the engine keeps its rows whole
+CREATE TABLE ijb_ta (id int, k text, t int);
+CREATE TABLE ijb_tb (id int, k text, t int);
+ALTER TABLE ijb_ta ALTER COLUMN k SET STORAGE EXTERNAL;
+ALTER TABLE ijb_tb ALTER COLUMN k SET STORAGE EXTERNAL;
+INSERT INTO ijb_ta SELECT i, repeat(md5((i % 4)::text), 200), i FROM generate_series(1, 60) i;
+INSERT INTO ijb_tb SELECT i, repeat(md5((i % 4)::text), 200), i + 1 FROM generate_series(1, 60) i;
+SELECT (pg_temp.ijoin_check($$SELECT a.id, b.id, length(a.k) FROM ijb_ta a LEFT JOIN ijb_tb b
+    ON a.k = b.k AND b.t BETWEEN a.t - 4 AND a.t + 4$$, '5', 7, 3, true)).*;
+
 -- date times
 CREATE TABLE ijb_da (id int, k int, d date);
 CREATE TABLE ijb_db (id int, k int, d date);
@@ -115,7 +137,7 @@ SELECT (pg_temp.ijoin_check($$SELECT a.id, b.id FROM ijb_da a RIGHT JOIN ijb_db 
 SELECT (pg_temp.ijoin_check((SELECT q FROM ijb_queries WHERE name = 'inner'), '1 month', 1, 1, false)).*;
 SELECT (pg_temp.ijoin_check((SELECT q FROM ijb_queries WHERE name = 'inner'), '-1 minute', 1, 1, false)).*;
 
-DROP TABLE ijb_pay, ijb_conf, ijb_queries, ijb_a, ijb_b, ijb_da, ijb_db;
+DROP TABLE ijb_pay, ijb_conf, ijb_queries, ijb_a, ijb_b, ijb_ta, ijb_tb, ijb_da, ijb_db;
 DO $$ BEGIN
   IF NOT (SELECT had FROM ijb_had_ext) THEN DROP EXTENSION match_recognize; END IF;
 END $$;

@@ -14,6 +14,7 @@
  */
 #include "postgres.h"
 
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
@@ -275,7 +276,9 @@ make_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id, MrIjRow *er)
 	Datum		tv;
 	int			i;
 
-	h->tuple = heap_copytuple(tuple);
+	/* a retained row outlives its source's TOAST: keep it whole */
+	h->tuple = HeapTupleHasExternal(tuple) ? toast_flatten_tuple(tuple, r->desc[side])
+		: heap_copytuple(tuple);
 	h->id = id;
 	tv = heap_getattr(h->tuple, r->b->time_attno[side], r->desc[side], &isnull);
 	h->time_null = !mr_ijoin_time_value(r->b, tv, isnull, &h->time);

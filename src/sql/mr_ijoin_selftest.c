@@ -52,6 +52,16 @@
  * same and no violations mean: what the engine output before the end of
  * input is exactly the query's result restricted to the rows whose
  * horizon closed, each row once.
+ *
+ *		CREATE FUNCTION pg_temp.ijoin_trace(query text, lateness text,
+ *		  seed integer, commit_rows integer)
+ *		  RETURNS TABLE (step integer, event text, watermark text, output text)
+ *		  AS '$libdir/match_recognize', 'match_recognize_ijoin_trace'
+ *		  LANGUAGE C STRICT;
+ *
+ * ijoin_trace(): the same run, event by event (each push, each output row
+ * as it is output, each commit's watermark, the end of input), to show
+ * when the engine outputs what.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -68,6 +78,7 @@
 #include "parser/parsetree.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/snapmgr.h"
@@ -77,6 +88,7 @@
 
 PG_FUNCTION_INFO_V1(match_recognize_ijoin_analyze);
 PG_FUNCTION_INFO_V1(match_recognize_ijoin_check);
+PG_FUNCTION_INFO_V1(match_recognize_ijoin_trace);
 
 static void
 put_item(Tuplestorestate *ts, TupleDesc desc, const char *item, const char *value)
@@ -222,7 +234,53 @@ typedef struct CheckState
 	uint64		push_id;
 	int64		ow_before;		/* the output watermark before the call */
 	int64		wm_before;
+	/* tracing: every event as a row (step, event, watermark, output) */
+	Tuplestorestate *trace;
+	TupleDesc	trace_desc;
+	int			step;
 } CheckState;
+
+/* a time of the join's type as text */
+static char *
+time_text(MrIjBound *b, int64 t)
+{
+	if (t == PG_INT64_MAX)
+		return "end";
+	switch (b->time_type)
+	{
+		case TIMESTAMPOID:
+			return DatumGetCString(DirectFunctionCall1(timestamp_out, TimestampGetDatum(t)));
+		case TIMESTAMPTZOID:
+			return DatumGetCString(DirectFunctionCall1(timestamptz_out, TimestampTzGetDatum(t)));
+		case DATEOID:
+			if (t >= PG_INT32_MIN && t <= PG_INT32_MAX)
+				return DatumGetCString(DirectFunctionCall1(date_out, DateADTGetDatum((DateADT) t)));
+			break;
+		default:
+			break;
+	}
+	return psprintf(INT64_FORMAT, t);
+}
+
+static void
+trace_event(CheckState *cs, const char *event, const char *output)
+{
+	Datum		v[4];
+	bool		n[4] = {false, false, false, output == NULL};
+	int64		w;
+
+	if (cs->trace == NULL)
+		return;
+	w = mr_ijoin_watermark(mr_ijrun_engine(cs->run));
+	v[0] = Int32GetDatum(++cs->step);
+	v[1] = CStringGetTextDatum(event);
+	if (w == PG_INT64_MIN)
+		n[2] = true;
+	else
+		v[2] = CStringGetTextDatum(time_text(cs->b, w));
+	v[3] = output ? CStringGetTextDatum(output) : (Datum) 0;
+	tuplestore_putvalues(cs->trace, cs->trace_desc, v, n);
+}
 
 static char *
 slot_text(TupleTableSlot *slot)
@@ -260,6 +318,9 @@ check_out(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
 	int			s;
 
 	cs->out = lappend(cs->out, slot_text(slot));
+	if (cs->trace)
+		trace_event(cs, padded ? (info->has[0] ? "padded left" : "padded right") : "pair",
+					llast(cs->out));
 	cs->ids = lappend(cs->ids, psprintf("%d:" UINT64_FORMAT ":" UINT64_FORMAT,
 										padded ? (info->has[0] ? 1 : 2) : 0,
 										info->id[0], info->id[1]));
@@ -454,6 +515,71 @@ arrival_order(MrIjBound *b, List *rows[2], TupleDesc desc[2], int64 lateness,
 	return order;
 }
 
+/*
+ * Run the engine over the rows in arrival order: commits of 1 to
+ * commit_rows rows, the watermark after each, then the end of input.
+ */
+static void
+drive(CheckState *cs, MrIjBound *b, TupleDesc desc[2], CheckRow *order, int n,
+	  int64 lateness, uint64 *rng, int commit_rows, bool restore,
+	  int64 *max_retained, MrIjStats *st)
+{
+	int64		maxseen = PG_INT64_MIN;
+	int			i;
+
+	cs->b = b;
+	cs->run = mr_ijrun_create(b, desc, check_out, cs);
+	for (i = 0; i < n;)
+	{
+		int			end = i + 1 + (int) (next_rand(rng) % (uint64) commit_rows);
+
+		/* one commit: its rows, then the watermark */
+		for (; i < n && i < end; i++)
+		{
+			bool		isnull;
+			Datum		tv = heap_getattr(order[i].tuple, b->time_attno[order[i].side],
+										  desc[order[i].side], &isnull);
+			int64		t;
+			bool		has_time;
+
+			CHECK_FOR_INTERRUPTS();
+			has_time = mr_ijoin_time_value(b, tv, isnull, &t);
+			if (has_time && t > maxseen)
+				maxseen = t;
+			cs->phase = 0;
+			cs->push_side = order[i].side;
+			cs->push_id = (uint64) order[i].idx;
+			cs->ow_before = mr_ijoin_output_watermark(mr_ijrun_engine(cs->run));
+			if (cs->trace)
+				trace_event(cs, psprintf("push %s row %d, time %s",
+										 order[i].side == 0 ? "left" : "right", order[i].idx + 1,
+										 has_time ? time_text(b, t) : "NULL"), NULL);
+			mr_ijrun_push(cs->run, order[i].side, order[i].tuple, (uint64) order[i].idx);
+		}
+		if (maxseen != PG_INT64_MIN)
+		{
+			cs->phase = 1;
+			cs->ow_before = mr_ijoin_output_watermark(mr_ijrun_engine(cs->run));
+			mr_ijrun_advance(cs->run, maxseen < PG_INT64_MIN + lateness ? PG_INT64_MIN : maxseen - lateness);
+			if (cs->trace)
+				trace_event(cs, "commit: watermark = max time - lateness", NULL);
+		}
+		mr_ijoin_stats(mr_ijrun_engine(cs->run), st);
+		if (st->rows[0] + st->rows[1] > *max_retained)
+			*max_retained = st->rows[0] + st->rows[1];
+		if (restore)
+			mr_ijrun_checkpoint_restore(cs->run);
+	}
+	mr_ijoin_stats(mr_ijrun_engine(cs->run), st);
+	cs->phase = 2;
+	cs->ow_before = mr_ijoin_output_watermark(mr_ijrun_engine(cs->run));
+	cs->wm_before = mr_ijoin_watermark(mr_ijrun_engine(cs->run));
+	mr_ijrun_finish(cs->run);
+	if (cs->trace)
+		trace_event(cs, "end of input", NULL);
+	mr_ijrun_free(cs->run);
+}
+
 Datum
 match_recognize_ijoin_check(PG_FUNCTION_ARGS)
 {
@@ -472,7 +598,6 @@ match_recognize_ijoin_check(PG_FUNCTION_ARGS)
 	CheckState	cs;
 	MrIjStats	st;
 	int64		lateness;
-	int64		maxseen = PG_INT64_MIN;
 	int64		max_retained = 0;
 	int			n,
 				i;
@@ -495,47 +620,7 @@ match_recognize_ijoin_check(PG_FUNCTION_ARGS)
 	order = arrival_order(b, rows, desc, lateness, &rng, &n);
 
 	memset(&cs, 0, sizeof(cs));
-	cs.b = b;
-	cs.run = mr_ijrun_create(b, desc, check_out, &cs);
-	for (i = 0; i < n;)
-	{
-		int			end = i + 1 + (int) (next_rand(&rng) % (uint64) commit_rows);
-
-		/* one commit: its rows, then the watermark */
-		for (; i < n && i < end; i++)
-		{
-			bool		isnull;
-			Datum		tv = heap_getattr(order[i].tuple, b->time_attno[order[i].side],
-										  desc[order[i].side], &isnull);
-			int64		t;
-
-			CHECK_FOR_INTERRUPTS();
-			if (mr_ijoin_time_value(b, tv, isnull, &t) && t > maxseen)
-				maxseen = t;
-			cs.phase = 0;
-			cs.push_side = order[i].side;
-			cs.push_id = (uint64) order[i].idx;
-			cs.ow_before = mr_ijoin_output_watermark(mr_ijrun_engine(cs.run));
-			mr_ijrun_push(cs.run, order[i].side, order[i].tuple, (uint64) order[i].idx);
-		}
-		if (maxseen != PG_INT64_MIN)
-		{
-			cs.phase = 1;
-			cs.ow_before = mr_ijoin_output_watermark(mr_ijrun_engine(cs.run));
-			mr_ijrun_advance(cs.run, maxseen < PG_INT64_MIN + lateness ? PG_INT64_MIN : maxseen - lateness);
-		}
-		mr_ijoin_stats(mr_ijrun_engine(cs.run), &st);
-		if (st.rows[0] + st.rows[1] > max_retained)
-			max_retained = st.rows[0] + st.rows[1];
-		if (restore)
-			mr_ijrun_checkpoint_restore(cs.run);
-	}
-	mr_ijoin_stats(mr_ijrun_engine(cs.run), &st);
-	cs.phase = 2;
-	cs.ow_before = mr_ijoin_output_watermark(mr_ijrun_engine(cs.run));
-	cs.wm_before = mr_ijoin_watermark(mr_ijrun_engine(cs.run));
-	mr_ijrun_finish(cs.run);
-	mr_ijrun_free(cs.run);
+	drive(&cs, b, desc, order, n, lateness, &rng, commit_rows, restore, &max_retained, &st);
 
 	/* each output row's identity once */
 	list_sort(cs.ids, cmp_str);
@@ -564,5 +649,46 @@ match_recognize_ijoin_check(PG_FUNCTION_ARGS)
 	v[8] = Int64GetDatum(cs.violations);
 	v[9] = BoolGetDatum(same);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, v, nulls);
+	return (Datum) 0;
+}
+
+/*
+ * match_recognize_ijoin_trace(query, lateness, seed, commit_rows): the run
+ * of ijoin_check (without restore), event by event: each push, each
+ * commit's watermark, each output row when it is output, the end of input.
+ */
+Datum
+match_recognize_ijoin_trace(PG_FUNCTION_ARGS)
+{
+	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *late_text = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	uint64		rng = 0x9e3779b97f4a7c15ULL ^ (uint64) (uint32) PG_GETARG_INT32(2);
+	int			commit_rows = PG_GETARG_INT32(3);
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MrTextOrigin origin;
+	MrIjBound  *b;
+	TupleDesc	desc[2];
+	List	   *rows[2];
+	CheckRow   *order;
+	CheckState	cs;
+	MrIjStats	st;
+	int64		max_retained = 0;
+	int			n;
+
+	if (commit_rows < 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("commit_rows must be at least 1")));
+	mr_text_origin_for_arg(fcinfo, 0, &origin);
+	b = mr_ijoin_bind(sql, &origin);
+	rows[0] = read_side(b, 0, &desc[0]);
+	rows[1] = read_side(b, 1, &desc[1]);
+	order = arrival_order(b, rows, desc, lateness_value(b, late_text), &rng, &n);
+	InitMaterializedSRF(fcinfo, 0);
+	memset(&cs, 0, sizeof(cs));
+	cs.trace = rsinfo->setResult;
+	cs.trace_desc = rsinfo->setDesc;
+	drive(&cs, b, desc, order, n, lateness_value(b, late_text), &rng, commit_rows, false,
+		  &max_retained, &st);
 	return (Datum) 0;
 }
