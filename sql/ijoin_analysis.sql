@@ -122,6 +122,15 @@ SELECT pg_temp.refusal($$ SELECT * FROM ija_pay p JOIN ija_parted c
   ON p.acct = c.acct AND c.ts BETWEEN p.ts AND p.ts + interval '1 minute' $$);
 SELECT pg_temp.refusal($$ SELECT * FROM ija_pay p JOIN ija_conf c
   ON p.acct = c.acct AND c.ts BETWEEN p.ts AND p.ts + interval '1 minute'; SELECT 1 $$);
+SELECT pg_temp.refusal($$ INSERT INTO ija_pay VALUES (1) $$);
+SELECT pg_temp.refusal($$ SELECT p.id FROM ija_pay p JOIN ija_conf c
+  ON p.acct = c.acct AND c.ts BETWEEN p.ts AND p.ts + interval '1 minute' UNION SELECT 1 $$);
+SELECT pg_temp.refusal($$ SELECT * FROM ija_pay p JOIN (ija_conf c JOIN ija_conf d ON true)
+  ON p.acct = c.acct AND c.ts BETWEEN p.ts AND p.ts + interval '1 minute' $$);
+-- a self-join and row-constructor keys are fine
+SELECT value FROM pg_temp.ijoin_analyze($$ SELECT a.id, b.id FROM ija_pay a JOIN ija_pay b
+  ON (a.acct, a.region) = (b.acct, b.region) AND b.ts BETWEEN a.ts AND a.ts + interval '1 minute' $$)
+WHERE item LIKE 'key%' OR item IN ('left', 'right');
 
 -- errors point into the statement: a syntax error, a non-constant bound
 \set VERBOSITY default

@@ -116,8 +116,10 @@ check_query_shape(IjBindCtx *cx, Query *q)
 	const char *what = NULL;
 
 	if (q->commandType != CMD_SELECT || q->utilityStmt)
-		what = "a statement other than SELECT";
-	else if (q->setOperations)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("an interval join is a SELECT statement")));
+	if (q->setOperations)
 		what = "UNION, INTERSECT or EXCEPT";
 	else if (q->cteList)
 		what = "WITH";
@@ -168,7 +170,7 @@ check_side(IjBindCtx *cx, Query *q, Node *arg, int side)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the %s input of an interval join must be a table, not a nested join",
 						side == MR_IJ_LEFT ? "left" : "right"),
-				 errhint("Join the tables with a stream of its own and join its output table.")));
+				 errdetail("An interval join joins two tables.")));
 	cx->b->rti[side] = ((RangeTblRef *) arg)->rtindex;
 	rte = rt_fetch(cx->b->rti[side], q->rtable);
 	if (rte->rtekind != RTE_RELATION)

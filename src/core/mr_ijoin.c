@@ -505,6 +505,12 @@ timer_update(MrIjoin *j, IjGroup *g, int side)
 			else
 				heap_down(j, pos);
 		}
+		/* the timers' memory follows the keys */
+		if (j->heapcap > 64 && j->nheap < j->heapcap / 4)
+		{
+			j->heapcap /= 2;
+			j->heap = mr_realloc(j->heap, sizeof(IjTimer) * (size_t) j->heapcap);
+		}
 		return;
 	}
 	if (pos < 0)

@@ -1066,12 +1066,71 @@ test_probe_cost(void)
 	mr_ijoin_free(j);
 }
 
+/* many keys come and go: the key table and the timers shrink with them */
+static void
+test_keys_shrink(void)
+{
+	static TCase cs;
+	static TRow rows[6000];
+	MrIjCallbacks cb;
+	MrIjoin    *j;
+	MrIjStats	st;
+	int64_t		empty_bytes,
+				full_bytes;
+	int			i,
+				round;
+
+	C = &cs;
+	memset(C, 0, sizeof(*C));
+	C->spec.type = MR_IJ_LEFT_OUTER;
+	C->spec.lower = 0;
+	C->spec.upper = 10;
+	C->spec.lower_inclusive = C->spec.upper_inclusive = true;
+	C->hmod = 1 << 30;
+	cb = callbacks(false);
+	j = mr_ijoin_create(&C->spec, &cb);
+	mr_ijoin_stats(j, &st);
+	empty_bytes = st.bytes;
+	for (round = 0; round < 3; round++)
+	{
+		for (i = 0; i < 6000; i++)
+		{
+			MrIjRow		r;
+
+			rows[i] = (TRow) {.side = i % 2, .id = (uint64_t) (round * 6000 + i),
+				.time = round * 100000 + i, .key = 0};
+			r = as_row(&rows[i]);
+			r.hash = (uint64_t) i;	/* 6000 keys: key_eq says equal only */
+			rows[i].key = i;		/* for the same row's key */
+			mr_ijoin_push(j, i % 2, &r);
+		}
+		mr_ijoin_stats(j, &st);
+		MR_CHECK_INT(st.keys, 6000);
+		MR_CHECK_INT(st.timers, 6000);
+		full_bytes = st.bytes;
+		/* half of them close, then all */
+		ngot = 0;
+		mr_ijoin_advance(j, round * 100000 + 3011);
+		mr_ijoin_stats(j, &st);
+		MR_CHECK_INT(st.keys, 6000 - 1501 - 1505);	/* left t + 10 < w, right t < w */
+		MR_CHECK_INT(ngot, 1501);	/* the left rows of times 0..3000 */
+		mr_ijoin_advance(j, round * 100000 + 90000);
+		mr_ijoin_stats(j, &st);
+		MR_CHECK_INT(st.keys, 0);
+		MR_CHECK_INT(st.timers, 0);
+		MR_CHECK(st.bytes < full_bytes / 20);
+		MR_CHECK(st.bytes < empty_bytes + 4096);
+	}
+	mr_ijoin_free(j);
+}
+
 int
 main(void)
 {
 	MR_RUN(test_example);
 	MR_RUN(test_probe_cost);
 	MR_RUN(test_memory_flat);
+	MR_RUN(test_keys_shrink);
 	MR_RUN(test_random_no_late);
 	MR_RUN(test_random_collect);
 	MR_RUN(test_random_late);
