@@ -13,6 +13,31 @@
  *  - no new start is added while a match is pending;
  *  - history nodes are reference counted: a node lives while a thread, the
  *    pending match or a newer node points at it.
+ *
+ * Empty loop iterations.  ISO/IEC 19075-5 7.2.8 allows an iteration of a
+ * quantified row pattern that matches no row (an empty iteration) only
+ * where it is needed to reach the quantifier's lower bound, or as the last
+ * iteration of the loop.  Read precisely, for X{n,m} (m possibly unbounded)
+ * a path's iterations 1..k are valid when every empty iteration j has
+ * j <= n or j = k; preference among the valid paths is unchanged (greedy:
+ * one more iteration first, reluctant: exit first, lexicographically over
+ * the choices).  So an empty iteration j > n does not end the path: it ends
+ * the loop, and the path continues after the quantifier from the choice
+ * point that made the iteration empty, i.e. in its place in the preference
+ * order, before the body's remaining alternatives and the loop's own exit.
+ * Iterations j <= n may be empty and be followed by more.  It is one rule
+ * for every quantifier: the first iteration of X* (an empty one ends the
+ * loop where it is: (C??)* D lets D take the row), later iterations of X*
+ * (Trino drops such a path instead: (B? | A)+ over B B x gives B B here,
+ * B B A there), iteration n+1 of X{n,}, and the optional copies of X{n,m}
+ * (Trino lets more iterations follow an empty one there).
+ *
+ * The walk applies it with the set of iterations that began at the current
+ * row (BegunNode): the SPLIT beginning an iteration adds it, and the JUMP
+ * ending it (a back edge, mr_program.h) finds it there exactly when the
+ * iteration matched no row; the path then goes on at the quantifier's exit
+ * with the set the iteration's head had.  Mandatory copies of a lower bound
+ * are plain code, so their empty iterations are never cut.
  *-------------------------------------------------------------------------
  */
 #include "mr_match.h"
@@ -33,8 +58,7 @@ typedef struct Thread
 /* closure bookkeeping: the loops whose current iteration began at this row */
 typedef struct BegunNode
 {
-	int32_t		loop;			/* loop head pc << 1, | 1 when the loop was
-								 * entered from outside (its first iteration) */
+	int32_t		loop;			/* the SPLIT heading the iteration */
 	int32_t		parent;			/* index of the previous node, -1 = none */
 } BegunNode;
 
@@ -42,7 +66,6 @@ typedef struct StackEntry
 {
 	int32_t		pc;
 	int32_t		begun;			/* BegunNode index, -1 = empty set */
-	bool		via_back_edge;	/* pc (a loop head) reached by its back edge */
 } StackEntry;
 
 /*
@@ -349,13 +372,13 @@ static int32_t
 begun_find(const MrMatcher *m, int32_t node, int32_t loop)
 {
 	for (; node >= 0; node = m->bnodes[node].parent)
-		if ((m->bnodes[node].loop >> 1) == loop)
+		if (m->bnodes[node].loop == loop)
 			return node;
 	return -1;
 }
 
-static void
-stack_push_edge(MrMatcher *m, int32_t pc, int32_t begun, bool via_back_edge)
+static inline void
+stack_push(MrMatcher *m, int32_t pc, int32_t begun)
 {
 	if (m->stacktop >= m->stackcap)
 	{
@@ -364,14 +387,7 @@ stack_push_edge(MrMatcher *m, int32_t pc, int32_t begun, bool via_back_edge)
 	}
 	m->stack[m->stacktop].pc = pc;
 	m->stack[m->stacktop].begun = begun;
-	m->stack[m->stacktop].via_back_edge = via_back_edge;
 	m->stacktop++;
-}
-
-static inline void
-stack_push(MrMatcher *m, int32_t pc, int32_t begun)
-{
-	stack_push_edge(m, pc, begun, false);
 }
 
 /* is a thread parked at pc a duplicate of an earlier (preferred) one? */
@@ -408,13 +424,12 @@ parked_duplicate(MrMatcher *m, int32_t pc, int64_t start)
  * known to have ended -- to nlist.  Returns true when ACCEPT was reached:
  * the caller must then drop every lower-priority thread.
  *
- * The walk carries the set of unbounded loops whose current iteration began
- * at this row.  A loop's back edge is not taken while its loop is in the set
- * (that iteration matched no row): the path leaves the loop when that was
- * the loop's first iteration since it was entered from outside, else it
- * ends.  This is the only pruning rule, and it bounds the walk.  A state
- * reached again with the same set has the same future and lower priority,
- * so it is skipped.  Parked threads are merged
+ * The walk carries the set of loop iterations that began at this row.  An
+ * iteration's back edge is not taken while it is in the set (it matched no
+ * row): the path goes on at the quantifier's exit instead (see the top of
+ * the file).  That bounds the walk: no iteration follows an empty one.  A
+ * state reached again with the same set has the same future and lower
+ * priority, so it is skipped.  Parked threads are merged
  * across threads only at VAR pcs, where the set no longer matters: the next
  * step consumes a row, which every open iteration then contains.
  */
@@ -457,28 +472,18 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 				{
 					int32_t		node = begun_find(m, e.begun, in->loop);
 
-					if (node < 0)
-					{
-						stack_push_edge(m, in->x, e.begun, true);
-						break;
-					}
-
 					/*
-					 * An iteration that matched no row is not repeated.  When
-					 * it was the loop's first since entering from outside,
-					 * the loop ends here and the path goes on, keeping its
-					 * place in the preference order; an empty iteration after
-					 * a non-empty one is dropped (the row-consuming and exit
-					 * edges of that iteration's head come later).  This is
-					 * how Trino's matcher behaves.
+					 * An iteration that matched no row (it began at this
+					 * row) is the loop's last: the path goes on at the loop's
+					 * exit, in its place in the preference order, with the
+					 * set the iteration's head had (ISO/IEC 19075-5 7.2.8;
+					 * the mandatory iterations of a lower bound are copies
+					 * without this edge).
 					 */
-					if (m->bnodes[node].loop & 1)
-					{
-						const MrInst *head = &insts[in->loop];
-
-						stack_push(m, head->x == head->loop ? head->y : head->x,
-								   e.begun);
-					}
+					if (node < 0)
+						stack_push(m, in->x, e.begun);
+					else
+						stack_push(m, in->y, m->bnodes[node].parent);
 					break;
 				}
 				stack_push(m, in->x, e.begun);
@@ -491,9 +496,7 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 					if (in->loop_head)
 					{
 						/* taking the body edge begins an iteration here */
-						int32_t		nb = begun_push(m, (pc << 1) |
-												(e.via_back_edge ? 0 : 1),
-												e.begun);
+						int32_t		nb = begun_push(m, pc, e.begun);
 
 						if (in->x == in->loop)
 							bx = nb;
@@ -697,8 +700,9 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 
 				accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, pos + 1);
 				hist_release(m, h);
-				if (accepted)
+				if (accepted || (m->opts.max_threads > 0 && m->nn > m->opts.max_threads))
 				{
+					/* the rest has lower priority, or the budget is spent */
 					release_threads(m, m->clist, i, m->nc);
 					m->nc = 0;
 					break;

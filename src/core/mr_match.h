@@ -32,9 +32,9 @@
  * dependent conditions), where max_threads bounds the work and memory and
  * exceeding it is reported instead of hanging.
  *
- * A program state is never revisited within one row step, which both makes
- * the epsilon closure finite and implements the rule that a loop iteration
- * matching no row is not repeated.
+ * A program state is never revisited within one row step, which makes the
+ * epsilon closure finite; a loop iteration that matches no row is the
+ * loop's last (see mr_match.c for the rule and how the walk applies it).
  *
  * The caller feeds rows with mr_matcher_feed(), ends a partition with
  * mr_matcher_finish(), and, after a decided match, restarts the search at the

@@ -169,10 +169,48 @@ perm_branch(Builder *b, const void *arg, int branch)
 	next_permutation(ps->perm, ps->p->nchildren);
 }
 
+/*
+ * Can p match no row (anchors count as matching no row)?  Only the
+ * iterations of a nullable body can be empty, so only those loops need the
+ * empty-iteration rule of mr_program.h.
+ */
+static bool
+nullable(const MrPattern *p)
+{
+	int			i;
+
+	switch (p->kind)
+	{
+		case MR_PAT_VAR:
+			return false;
+		case MR_PAT_EMPTY:
+		case MR_PAT_START_ANCHOR:
+		case MR_PAT_END_ANCHOR:
+			return true;
+		case MR_PAT_EXCLUDE:
+			return nullable(p->children[0]);
+		case MR_PAT_QUANT:
+			return p->min == 0 || nullable(p->children[0]);
+		case MR_PAT_CONCAT:
+		case MR_PAT_PERMUTE:
+			for (i = 0; i < p->nchildren; i++)
+				if (!nullable(p->children[i]))
+					return false;
+			return true;
+		case MR_PAT_ALT:
+			for (i = 0; i < p->nchildren; i++)
+				if (nullable(p->children[i]))
+					return true;
+			return false;
+	}
+	return true;
+}
+
 static void
 compile_quant(Builder *b, const MrPattern *p)
 {
 	const MrPattern *child = p->children[0];
+	bool		empty_body = nullable(child);
 	int			i;
 
 	for (i = 0; i < p->min && !b->err->failed; i++)
@@ -194,10 +232,15 @@ compile_quant(Builder *b, const MrPattern *p)
 		if (jump < 0)
 			return;
 		b->insts[jump].x = split;
-		b->insts[jump].back_edge = true;
-		b->insts[jump].loop = split;
-		b->insts[split].loop_head = true;
 		b->insts[split].loop = body;
+		if (empty_body)
+		{
+			/* an empty iteration ends the loop: continue at its exit */
+			b->insts[jump].back_edge = true;
+			b->insts[jump].loop = split;
+			b->insts[jump].y = b->n;
+			b->insts[split].loop_head = true;
+		}
 		if (p->reluctant)
 		{
 			b->insts[split].x = b->n;
@@ -213,6 +256,7 @@ compile_quant(Builder *b, const MrPattern *p)
 	{
 		int			nopt = p->max - p->min;
 		int		   *splits;
+		int		   *ends;
 
 		if (nopt <= 0)
 			return;
@@ -223,12 +267,28 @@ compile_quant(Builder *b, const MrPattern *p)
 			return;
 		}
 		splits = mr_new_array(int, nopt);
+		ends = mr_new_array(int, nopt);
 		for (i = 0; i < nopt && !b->err->failed; i++)
 		{
 			splits[i] = emit(b, MR_OP_SPLIT);
 			if (splits[i] < 0)
 				break;
 			compile_node(b, child);
+			ends[i] = -1;
+			if (empty_body && !b->err->failed)
+			{
+				/*
+				 * The copy is one iteration: when it matched no row it is
+				 * the last one, so the path skips the copies after it.
+				 */
+				ends[i] = emit(b, MR_OP_JUMP);
+				if (ends[i] < 0)
+					break;
+				b->insts[ends[i]].x = ends[i] + 1;
+				b->insts[ends[i]].back_edge = true;
+				b->insts[ends[i]].loop = splits[i];
+				b->insts[splits[i]].loop_head = true;
+			}
 		}
 		if (!b->err->failed)
 		{
@@ -237,6 +297,10 @@ compile_quant(Builder *b, const MrPattern *p)
 			for (i = 0; i < nopt; i++)
 			{
 				int			body = splits[i] + 1;
+
+				b->insts[splits[i]].loop = body;
+				if (ends[i] >= 0)
+					b->insts[ends[i]].y = end;
 
 				if (p->reluctant)
 				{
@@ -251,6 +315,7 @@ compile_quant(Builder *b, const MrPattern *p)
 			}
 		}
 		mr_free(splits);
+		mr_free(ends);
 	}
 }
 

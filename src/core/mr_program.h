@@ -26,13 +26,14 @@
  *  - an exclusion {- p -} compiles p with its VAR instructions flagged
  *    `excluded` (the rows are matched but not output by ALL ROWS PER MATCH).
  *
- * Unbounded loops are marked (loop_head on the SPLIT, back_edge on the JUMP
- * that closes the body) so the matcher can apply the rule that an iteration
- * matching no row is not followed by another: a back edge is not taken when
- * the loop's current iteration began at the current row; if that was the
- * loop's first iteration (entered from outside) the path leaves the loop
- * instead, else it ends.  Bounded quantifiers are unrolled and need no such
- * rule.
+ * An iteration that matches no row may only fill the lower bound or be the
+ * loop's last (ISO/IEC 19075-5 7.2.8; mr_match.c has the reading of it).
+ * The mandatory copies of a lower bound need nothing for that.  Every other
+ * iteration whose body can match no row is marked: loop_head on the SPLIT
+ * whose `loop` edge begins the iteration, back_edge on the JUMP that ends
+ * it, whose x is where a non-empty iteration goes on (the loop head, or the
+ * next optional copy) and whose y is the quantifier's exit, where an empty
+ * iteration goes on instead: it was the last.
  *
  * The size of the program is bounded by the caller's limit (unrolling and
  * PERMUTE can grow it quickly); exceeding it is a 54000 error.
@@ -57,11 +58,11 @@ typedef struct MrInst
 {
 	uint8_t		op;				/* MrOpcode */
 	bool		excluded;		/* VAR inside {- -} */
-	bool		loop_head;		/* SPLIT heading an unbounded loop */
-	bool		back_edge;		/* JUMP closing an unbounded loop's body */
+	bool		loop_head;		/* SPLIT whose `loop` edge begins an iteration */
+	bool		back_edge;		/* JUMP ending that iteration */
 	int32_t		var;			/* VAR: variable index */
 	int32_t		x;				/* SPLIT/JUMP: first target */
-	int32_t		y;				/* SPLIT: second target */
+	int32_t		y;				/* SPLIT: second target; back edge: the exit */
 	int32_t		loop;			/* loop head: body pc; back edge: head pc */
 } MrInst;
 
