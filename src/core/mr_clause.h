@@ -23,7 +23,11 @@
  *  - every MR_PAT_VAR node's var indexes vars[]; var and subset names are
  *    disjoint; subset members index vars[];
  *  - defines[] has at most one entry per variable (duplicates rejected);
- *  - the skip target, when present, resolved to a variable or a subset.
+ *  - the skip target, when present, resolved to a variable or a subset;
+ *  - MR_PAT_ALT and MR_PAT_CONCAT nodes have two children or more,
+ *    MR_PAT_PERMUTE nodes at least one; MR_PAT_EMPTY stands only for a
+ *    written "()" (no alternative, PERMUTE element, exclusion or PATTERN is
+ *    empty); a quantifier's max is MR_QUANT_INF or at least max(min, 1).
  *-------------------------------------------------------------------------
  */
 #ifndef MR_CLAUSE_H
@@ -160,6 +164,17 @@ typedef struct MrClause
 
 	MrName	   *vars;			/* pattern variables, see invariants above */
 	int			nvars;
+
+	/*
+	 * Hash tables behind mr_clause_find_var and mr_clause_find_subset (open
+	 * addressing; a slot holds index + 1, 0 when empty; the capacity is a
+	 * power of two).  NULL in a clause built by hand: the lookups then
+	 * search linearly.
+	 */
+	int		   *var_slots;
+	int			var_slots_cap;
+	int		   *subset_slots;
+	int			subset_slots_cap;
 
 	MrSpan		alias;			/* optional trailing [AS] alias; start == end if none */
 	int			end_pos;		/* byte offset just past the closing parenthesis */

@@ -10,6 +10,30 @@
  * while keeping the depth of ( and [, and are kept as spans of the text for
  * PostgreSQL's parser.
  *
+ * Clauses.  The body is read as a sequence of clauses, each recognised by
+ * its first word, and then checked for order: a clause that comes after one
+ * it must precede ("MEASURES must come before PATTERN") or that is repeated
+ * ("multiple PATTERN clauses not allowed") is reported at its keyword, so
+ * that "requires a PATTERN clause" only ever means that PATTERN is missing.
+ *
+ * Stray words.  An expression span must not swallow a word that cannot
+ * continue it: after a complete operand (a name, a literal, ")" ...) only an
+ * operator, a keyword that continues an expression (AND, IS, COLLATE, AT
+ * TIME ZONE, the words of type names ...) or the end of the item may follow.
+ * PARTITION BY, ORDER BY, WITHIN and DEFINE allow no alias, so any other
+ * word there is a syntax error at that word (ORDER BY y DESCENDING,
+ * PARTITION BY x y, ORDER BY x SEEK PATTERN ...); in MEASURES one such word
+ * is Oracle's alias without AS, and a second one is an error.  A clause
+ * keyword directly after an operand always begins the next clause.  Syntax
+ * errors at a word that is close to a keyword of the clause get a hint
+ * naming it ("Perhaps you meant PATTERN.").
+ *
+ * Row patterns follow ISO/IEC 9075-2 and Trino: an alternative, a PERMUTE
+ * element, an exclusion and the PATTERN itself must not be empty (the empty
+ * pattern is written "()"), and a quantifier's upper bound must be at least
+ * 1.  MATCH_RECOGNIZE cannot be nested inside an expression of another
+ * (Oracle's ORA-62519).
+ *
  * Errors follow PostgreSQL: the whole clause is first checked for syntax
  * ("syntax error at or near ..."), and only then are names resolved (AFTER
  * MATCH SKIP target, SUBSET, DEFINE), so a syntax error anywhere wins over a
@@ -17,18 +41,27 @@
  * as they are seen.
  *
  * Recursion happens only in the row pattern and is bounded by the input's
- * nesting, which is capped at MR_MAX_PATTERN_DEPTH.  Nothing is freed
- * explicitly: everything is allocated with mr_alloc (palloc in the server).
+ * nesting, which is capped at MR_MAX_PATTERN_DEPTH.  Every loop over the
+ * text checks for interrupts, and names are looked up through hash tables,
+ * so that the work stays linear in the length of the text.  Nothing is
+ * freed explicitly: everything is allocated with mr_alloc (palloc in the
+ * server).
  *-------------------------------------------------------------------------
  */
 #include "mr_clause.h"
 #include "mr_lexer.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #define MR_MAX_PATTERN_DEPTH	1000
 #define MR_MAX_QUANT_BOUND		1000000000
+
+/* the hint of errors about the clauses' order */
+#define MR_CLAUSE_ORDER_HINT \
+	"The clauses of MATCH_RECOGNIZE come in this order: PARTITION BY, ORDER BY, MEASURES, " \
+	"ONE ROW PER MATCH or ALL ROWS PER MATCH, AFTER MATCH SKIP, PATTERN, WITHIN, SUBSET, DEFINE."
 
 /* longest token text quoted in a syntax error message */
 #define MR_ERR_TOKEN_MAX		200
@@ -41,6 +74,31 @@ typedef enum SpanKind
 	SPAN_WITHIN,
 	SPAN_DEFINE
 } SpanKind;
+
+/* the clauses of the body, in the order they must come */
+typedef enum Section
+{
+	SEC_NONE = 0,
+	SEC_PARTITION,
+	SEC_ORDER,
+	SEC_MEASURES,
+	SEC_ROWS,
+	SEC_SKIP,
+	SEC_PATTERN,
+	SEC_WITHIN,
+	SEC_SUBSET,
+	SEC_DEFINE,
+	SEC_COUNT
+} Section;
+
+/* where a row pattern (alternation) is read, for the empty-pattern errors */
+typedef enum AltContext
+{
+	ALT_PATTERN,				/* PATTERN ( ... ) */
+	ALT_GROUP,					/* ( ... ) inside the pattern */
+	ALT_PERMUTE,				/* an element of PERMUTE ( ... ) */
+	ALT_EXCLUDE					/* {- ... -} */
+} AltContext;
 
 /* a SUBSET as written, resolved after the syntax check */
 typedef struct RawSubset
@@ -76,9 +134,12 @@ typedef struct Parser
 	int			raw_subsets_cap;
 	MrName	   *define_names;	/* parallel to c->defines */
 	int			define_names_cap;
+
+	/* the clauses seen so far, by Section: their names as written */
+	const char *seen[SEC_COUNT];
 } Parser;
 
-static bool parse_alt(Parser *p, MrPattern **out);
+static bool parse_alt(Parser *p, MrPattern **out, AltContext ctx);
 
 /* ----------------------------------------------------------------
  * small helpers
@@ -116,6 +177,7 @@ ascii_fold(const char *s, bool upper)
 
 	for (i = 0; i < n; i++)
 	{
+		MR_CHECK_INTERRUPTS();
 		if (upper && r[i] >= 'a' && r[i] <= 'z')
 			r[i] = (char) (r[i] - 'a' + 'A');
 		else if (!upper && r[i] >= 'A' && r[i] <= 'Z')
@@ -202,6 +264,28 @@ syntax_error(Parser *p)
 	return syntax_error_at(p, &p->tok);
 }
 
+/* a syntax error at t with a hint; the hint is kept only with its error */
+static bool
+syntax_error_hint(Parser *p, const MrToken *t, const char *fmt,...)
+#ifdef __GNUC__
+			__attribute__((format(printf, 3, 4)))
+#endif
+			;
+
+static bool
+syntax_error_hint(Parser *p, const MrToken *t, const char *fmt,...)
+{
+	va_list		ap;
+
+	if (p->err->failed)
+		return false;
+	syntax_error_at(p, t);
+	va_start(ap, fmt);
+	vsnprintf(p->err->hint, sizeof(p->err->hint), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
 static bool
 is_kw(Parser *p, const char *kw)
 {
@@ -214,13 +298,161 @@ is_punct(Parser *p, const char *s)
 	return mr_tok_is(&p->lx, &p->tok, s);
 }
 
-/* consume keyword kw or fail with a syntax error */
+/* ----------------------------------------------------------------
+ * keyword suggestions for syntax errors
+ * ----------------------------------------------------------------
+ */
+
+/* the words that begin a clause, or continue one, at a clause boundary */
+static const char *const clause_words[] = {
+	"PARTITION", "ORDER", "MEASURES", "ONE", "ALL", "AFTER", "PATTERN",
+	"WITHIN", "SUBSET", "DEFINE", "ASC", "DESC", "NULLS", "SHOW", "OMIT",
+	NULL
+};
+
+#define MR_SUGGEST_MAX_LEN 32
+
+static char
+ascii_upper(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') ? (char) (ch - 'a' + 'A') : ch;
+}
+
+/*
+ * Optimal string alignment distance (edits, adjacent transpositions
+ * counting one) between the word w[0..wn) and the keyword kw, ASCII
+ * case-insensitive; both are at most MR_SUGGEST_MAX_LEN long.
+ */
+static int
+word_distance(const char *w, int wn, const char *kw)
+{
+	int			kn = (int) strlen(kw);
+	int			d[MR_SUGGEST_MAX_LEN + 1][MR_SUGGEST_MAX_LEN + 1];
+	int			i,
+				j;
+
+	for (i = 0; i <= wn; i++)
+		d[i][0] = i;
+	for (j = 0; j <= kn; j++)
+		d[0][j] = j;
+	for (i = 1; i <= wn; i++)
+		for (j = 1; j <= kn; j++)
+		{
+			int			cost = ascii_upper(w[i - 1]) == kw[j - 1] ? 0 : 1;
+			int			best = d[i - 1][j] + 1;
+
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < best)
+				best = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && ascii_upper(w[i - 1]) == kw[j - 2] &&
+				ascii_upper(w[i - 2]) == kw[j - 1] && d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
+		}
+	return d[wn][kn];
+}
+
+/*
+ * The keyword of the list (NULL-terminated, upper case) that the unquoted
+ * word t looks like a misspelling of, or NULL: one edit away (two for
+ * keywords of six letters or more), or the long forms ASCENDING and
+ * DESCENDING.  A word that is itself one of the keywords, a reserved word
+ * of PostgreSQL or a word of fewer than three letters is no misspelling.
+ */
+static const char *
+suggest_keyword(const MrToken *t, const char *const *kws)
+{
+	const char *best = NULL;
+	int			bestd = 0;
+	int			n;
+	int			i;
+
+	if (t->kind != MR_TOK_IDENT || mr_tok_is_reserved(t))
+		return NULL;			/* AS, IN, ... are words of their own */
+	n = (int) strlen(t->ident);
+	if (n < 3 || n > MR_SUGGEST_MAX_LEN)
+		return NULL;
+	for (i = 0; kws[i]; i++)
+		if (mr_tok_is_keyword(t, kws[i]))
+			return NULL;
+	for (i = 0; kws[i]; i++)
+	{
+		int			kn = (int) strlen(kws[i]);
+		int			d;
+
+		if (kn > MR_SUGGEST_MAX_LEN || kn - n > 2 || n - kn > 2)
+			continue;
+		d = word_distance(t->ident, n, kws[i]);
+		if (d <= (kn >= 6 ? 2 : 1) && (best == NULL || d < bestd))
+		{
+			best = kws[i];
+			bestd = d;
+		}
+	}
+	if (best == NULL)
+	{
+		for (i = 0; kws[i]; i++)
+		{
+			if (strcmp(kws[i], "ASC") == 0 && mr_tok_is_keyword(t, "ASCENDING"))
+				return kws[i];
+			if (strcmp(kws[i], "DESC") == 0 && mr_tok_is_keyword(t, "DESCENDING"))
+				return kws[i];
+		}
+	}
+	return best;
+}
+
+/*
+ * A syntax error at t where one of kws was possible: the hint names the
+ * keyword t looks like a misspelling of, else it is the fallback (printf
+ * format with one %s for the fallback argument; NULL: no hint).
+ */
+static bool
+syntax_error_suggest(Parser *p, const MrToken *t, const char *const *kws,
+					 const char *fallback)
+{
+	const char *kw = suggest_keyword(t, kws);
+
+	if (kw)
+		return syntax_error_hint(p, t, "Perhaps you meant %s.", kw);
+	if (fallback)
+		return syntax_error_hint(p, t, "%s", fallback);
+	return syntax_error_at(p, t);
+}
+
+/* is one of the word t and the keyword kw the other's beginning (MATCHES, MATCH)? */
+static bool
+is_prefix_form(const MrToken *t, const char *kw)
+{
+	size_t		n;
+	size_t		kn = strlen(kw);
+	size_t		i;
+
+	if (t->kind != MR_TOK_IDENT)
+		return false;
+	n = strlen(t->ident);
+	if (n < 3 || kn < 3)
+		return false;
+	for (i = 0; i < n && i < kn; i++)
+		if (ascii_upper(t->ident[i]) != kw[i])
+			return false;
+	return true;
+}
+
+/* consume keyword kw or fail with a syntax error saying that kw was expected */
 static bool
 expect_kw(Parser *p, const char *kw)
 {
-	if (!is_kw(p, kw))
-		return syntax_error(p);
-	return advance(p);
+	const char *kws[2];
+
+	if (is_kw(p, kw))
+		return advance(p);
+	kws[0] = kw;
+	kws[1] = NULL;
+	if (suggest_keyword(&p->tok, kws) || is_prefix_form(&p->tok, kw))
+		return syntax_error_hint(p, &p->tok, "Perhaps you meant %s.", kw);
+	return syntax_error_hint(p, &p->tok, "Expected %s.", kw);
 }
 
 static bool
@@ -231,12 +463,37 @@ expect_punct(Parser *p, const char *s)
 	return advance(p);
 }
 
-/* an identifier usable as an alias (anything but MATCH_RECOGNIZE) */
+/*
+ * An identifier usable as a table alias: anything but a reserved word of
+ * PostgreSQL (so that "... ) ORDER BY x" is an error at ORDER, not an alias
+ * ORDER and an error at BY).
+ */
 static bool
 is_alias_token(const MrToken *t)
 {
 	return t->kind == MR_TOK_QIDENT ||
+		(t->kind == MR_TOK_IDENT && !mr_tok_is_reserved(t));
+}
+
+/* a name of the input's name chain: any identifier but MATCH_RECOGNIZE */
+static bool
+is_input_name_token(const MrToken *t)
+{
+	return t->kind == MR_TOK_QIDENT ||
 		(t->kind == MR_TOK_IDENT && !mr_tok_is_keyword(t, "MATCH_RECOGNIZE"));
+}
+
+/* "MATCH_RECOGNISE" and the like, followed by "(" */
+static bool
+looks_like_match_recognize(Parser *p, const MrToken *t)
+{
+	static const char *const kws[] = {"MATCH_RECOGNIZE", NULL};
+	MrToken		next;
+
+	if (t->kind != MR_TOK_IDENT || suggest_keyword(t, kws) == NULL)
+		return false;
+	peek(p, &next);
+	return mr_tok_is(&p->lx, &next, "(");
 }
 
 /*
@@ -257,6 +514,8 @@ parse_opt_alias(Parser *p, MrSpan *span)
 	else if (!is_alias_token(&p->tok))
 		return true;
 
+	if (looks_like_match_recognize(p, &p->tok))
+		return syntax_error_hint(p, &p->tok, "Perhaps you meant MATCH_RECOGNIZE.");
 	span->start = p->tok.start;
 	span->end = p->tok.end;
 	if (!advance(p))
@@ -267,6 +526,7 @@ parse_opt_alias(Parser *p, MrSpan *span)
 			return false;
 		for (;;)
 		{
+			MR_CHECK_INTERRUPTS();
 			if (!is_name_token(&p->tok))
 				return syntax_error(p);
 			if (!advance(p))
@@ -291,21 +551,66 @@ parse_opt_alias(Parser *p, MrSpan *span)
  * ----------------------------------------------------------------
  */
 
-static bool
-is_section_keyword(const MrToken *t)
+/* the clause that the word t begins (by its first word), or SEC_NONE */
+static Section
+section_of(const MrToken *t)
 {
-	static const char *const kws[] = {
-		"PARTITION", "ORDER", "MEASURES", "ONE", "ALL", "AFTER", "PATTERN",
-		"WITHIN", "SUBSET", "DEFINE", NULL
+	static const struct
+	{
+		const char *kw;
+		Section		sec;
+	}			kws[] = {
+		{"PARTITION", SEC_PARTITION}, {"ORDER", SEC_ORDER},
+		{"MEASURES", SEC_MEASURES}, {"ONE", SEC_ROWS}, {"ALL", SEC_ROWS},
+		{"AFTER", SEC_SKIP}, {"PATTERN", SEC_PATTERN},
+		{"WITHIN", SEC_WITHIN}, {"SUBSET", SEC_SUBSET},
+		{"DEFINE", SEC_DEFINE}, {NULL, SEC_NONE}
 	};
 	int			i;
 
 	if (t->kind != MR_TOK_IDENT)
-		return false;
-	for (i = 0; kws[i]; i++)
-		if (mr_tok_is_keyword(t, kws[i]))
-			return true;
-	return false;
+		return SEC_NONE;
+	for (i = 0; kws[i].kw; i++)
+		if (mr_tok_is_keyword(t, kws[i].kw))
+			return kws[i].sec;
+	return SEC_NONE;
+}
+
+static bool
+is_section_keyword(const MrToken *t)
+{
+	return section_of(t) != SEC_NONE;
+}
+
+/* the clause as named in messages; t is its first word */
+static const char *
+section_name(Section sec, const MrToken *t)
+{
+	switch (sec)
+	{
+		case SEC_PARTITION:
+			return "PARTITION BY";
+		case SEC_ORDER:
+			return "ORDER BY";
+		case SEC_MEASURES:
+			return "MEASURES";
+		case SEC_ROWS:
+			if (t == NULL)
+				return "ROWS PER MATCH";
+			return mr_tok_is_keyword(t, "ONE") ? "ONE ROW PER MATCH" : "ALL ROWS PER MATCH";
+		case SEC_SKIP:
+			return "AFTER MATCH SKIP";
+		case SEC_PATTERN:
+			return "PATTERN";
+		case SEC_WITHIN:
+			return "WITHIN";
+		case SEC_SUBSET:
+			return "SUBSET";
+		case SEC_DEFINE:
+			return "DEFINE";
+		default:
+			return "?";
+	}
 }
 
 /*
@@ -345,10 +650,49 @@ ends_operand(const MrLexer *lx, const MrToken *t)
 }
 
 /*
- * Does a later or earlier section of the clause start at the current token
- * (at depth 0 inside an expression)?  Only combinations that cannot continue
- * a valid expression count, so that e.g. "x > ALL (...)" or a function called
- * pattern() are left alone.
+ * Can the word continue an expression right after a complete operand?
+ * Infix and postfix keywords (x AND y, x IS NULL, x NOT LIKE y, x COLLATE c,
+ * t AT TIME ZONE z, (a, b) OVERLAPS (c, d), x OPERATOR(...) y, f(x) FILTER
+ * (...)), the inner words of CASE, and the later words of type names and
+ * interval literals (double precision, character varying, timestamp with
+ * time zone, interval '1' day to second, int ARRAY) can.
+ */
+static bool
+continues_operand(const MrToken *t)
+{
+	static const char *const kws[] = {
+		"AND", "OR", "NOT", "IS", "ISNULL", "NOTNULL", "IN", "LIKE", "ILIKE",
+		"SIMILAR", "BETWEEN", "ESCAPE", "UESCAPE", "AT", "COLLATE", "OVERLAPS",
+		"OPERATOR", "WHEN", "THEN", "ELSE", "END", "FILTER", "OVER", "WITHIN",
+		"ARRAY", "PRECISION", "VARYING", "WITH", "WITHOUT", "TIME", "ZONE",
+		"YEAR", "MONTH", "DAY", "HOUR", "MINUTE", "SECOND", "TO", "CHARACTER",
+		"CHAR", "NORMALIZED", NULL
+	};
+	int			i;
+
+	if (t->kind != MR_TOK_IDENT)
+		return false;
+	for (i = 0; kws[i]; i++)
+		if (mr_tok_is_keyword(t, kws[i]))
+			return true;
+	return false;
+}
+
+/* a word that, after a complete operand, can only be an alias */
+static bool
+is_plain_word(const MrToken *t)
+{
+	return is_name_token(t) && !continues_operand(t);
+}
+
+/*
+ * Does a later or earlier clause start at the current token (at depth 0
+ * inside an expression)?  Right after a complete operand every clause
+ * keyword does (no expression goes on with "x ORDER" or "x PATTERN"; write
+ * AS before a measure alias that is such a word), except WITHIN GROUP.
+ * Elsewhere only combinations that cannot continue a valid expression
+ * count, so that e.g. "x > ALL (...)" or a function called pattern() are
+ * left alone.
  */
 static bool
 section_starts_here(Parser *p, const MrToken *prev)
@@ -358,6 +702,10 @@ section_starts_here(Parser *p, const MrToken *prev)
 	if (p->tok.kind != MR_TOK_IDENT || !is_section_keyword(&p->tok))
 		return false;
 	peek(p, &next);
+	if (is_kw(p, "WITHIN") && mr_tok_is_keyword(&next, "GROUP"))
+		return false;
+	if (prev != NULL && ends_operand(&p->lx, prev))
+		return true;
 	if (is_kw(p, "PARTITION") || is_kw(p, "ORDER"))
 		return mr_tok_is_keyword(&next, "BY");
 	if (is_kw(p, "ONE"))
@@ -366,11 +714,7 @@ section_starts_here(Parser *p, const MrToken *prev)
 		return mr_tok_is_keyword(&next, "ROWS");
 	if (is_kw(p, "AFTER"))
 		return mr_tok_is_keyword(&next, "MATCH");
-	if (prev == NULL || !ends_operand(&p->lx, prev))
-		return false;
-	if (is_kw(p, "WITHIN"))
-		return !mr_tok_is_keyword(&next, "GROUP");
-	return true;				/* MEASURES, PATTERN, SUBSET, DEFINE */
+	return false;				/* MEASURES, PATTERN, WITHIN, SUBSET, DEFINE */
 }
 
 static bool
@@ -399,9 +743,57 @@ span_stops(Parser *p, SpanKind kind, const MrToken *prev)
 	return true;
 }
 
+static const char *
+span_clause_name(SpanKind kind)
+{
+	switch (kind)
+	{
+		case SPAN_PARTITION:
+			return "PARTITION BY";
+		case SPAN_ORDER:
+			return "ORDER BY";
+		case SPAN_MEASURE:
+			return "MEASURES";
+		case SPAN_WITHIN:
+			return "WITHIN";
+		case SPAN_DEFINE:
+			return "DEFINE";
+	}
+	return "?";
+}
+
+/* what the items of a span's clause are made of */
+static const char *
+stray_hint(SpanKind kind)
+{
+	switch (kind)
+	{
+		case SPAN_PARTITION:
+			return "PARTITION BY takes input columns separated by commas.";
+		case SPAN_ORDER:
+			return "ORDER BY takes input columns separated by commas, each optionally followed by ASC or DESC and NULLS FIRST or NULLS LAST.";
+		case SPAN_MEASURE:
+			return "A measure is an expression followed by [AS] alias; measures are separated by commas.";
+		case SPAN_WITHIN:
+			return "WITHIN takes one expression, such as INTERVAL '10' MINUTE.";
+		case SPAN_DEFINE:
+			return "A definition is written variable AS condition; definitions are separated by commas.";
+	}
+	return NULL;
+}
+
+/* a word that cannot continue the expression of this span: syntax error at t */
+static bool
+stray_word(Parser *p, SpanKind kind, const MrToken *t)
+{
+	return syntax_error_suggest(p, t, clause_words, stray_hint(kind));
+}
+
 /*
  * Scan an expression up to (not including) a stop token of its section at
- * depth 0.  The span must not be empty.
+ * depth 0.  The span must not be empty, and it must not contain a word that
+ * cannot continue it (see stray_word): in MEASURES one word after a complete
+ * operand is the alias, and it must end the span.
  */
 static bool
 scan_span(Parser *p, SpanKind kind, MrSpan *out)
@@ -411,21 +803,63 @@ scan_span(Parser *p, SpanKind kind, MrSpan *out)
 	int			end = -1;
 	MrToken		prev;
 	bool		have_prev = false;
+	bool		prev_ends = false;	/* prev ends an operand */
+	bool		after_alias = false;	/* MEASURES: prev is a bare alias */
+	int			operator_depth = -1;	/* depth inside OPERATOR( ... ) */
 
 	for (;;)
 	{
 		MR_CHECK_INTERRUPTS();
 		if (p->tok.kind == MR_TOK_EOF)
 			return syntax_error(p);
+		if (depth == 0 && after_alias && is_kw(p, "AS"))
+			return stray_word(p, kind, &p->tok);	/* "expr alias AS" */
 		if (depth == 0 && span_stops(p, kind, have_prev ? &prev : NULL))
 			break;
+		if (mr_tok_is_keyword(&p->tok, "MATCH_RECOGNIZE"))
+		{
+			MrToken		next;
+
+			peek(p, &next);
+			if (mr_tok_is(&p->lx, &next, "("))
+			{
+				mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->tok.start,
+							 "MATCH_RECOGNIZE cannot be nested inside %s",
+							 span_clause_name(kind));
+				mr_error_hint(p->err, "Compute the inner MATCH_RECOGNIZE in a subquery of the input, or join with its result.");
+				return false;
+			}
+		}
+		if (depth == 0 && after_alias)
+		{
+			/* "expr alias word": report the word, or the alias before "(" */
+			return stray_word(p, kind, is_punct(p, "(") ? &prev : &p->tok);
+		}
+		if (depth == 0 && prev_ends && is_plain_word(&p->tok))
+		{
+			if (kind != SPAN_MEASURE)
+				return stray_word(p, kind, &p->tok);
+			after_alias = true;
+		}
+		prev_ends = ends_operand(&p->lx, &p->tok);
 		if (is_punct(p, "(") || is_punct(p, "["))
+		{
+			if (have_prev && operator_depth < 0 && is_punct(p, "(") &&
+				mr_tok_is_keyword(&prev, "OPERATOR"))
+				operator_depth = depth;
 			depth++;
+		}
 		else if (is_punct(p, ")") || is_punct(p, "]"))
 		{
 			if (depth == 0)
 				return syntax_error(p);	/* a stray ] */
 			depth--;
+			if (depth == operator_depth)
+			{
+				/* OPERATOR(schema.op) is an operator: an operand follows */
+				operator_depth = -1;
+				prev_ends = false;
+			}
 		}
 		if (start < 0)
 		{
@@ -442,7 +876,12 @@ scan_span(Parser *p, SpanKind kind, MrSpan *out)
 			return false;
 	}
 	if (start < 0)
+	{
+		if (is_section_keyword(&p->tok) || is_punct(p, ")"))
+			return syntax_error_hint(p, &p->tok, "%s needs an expression here.",
+									 span_clause_name(kind));
 		return syntax_error(p);
+	}
 	out->start = start;
 	out->end = end;
 	return true;
@@ -478,6 +917,95 @@ split_bare_alias(Parser *p, MrSpan *expr, MrToken *alias)
 }
 
 /* ----------------------------------------------------------------
+ * name tables (see MrClause.var_slots)
+ * ----------------------------------------------------------------
+ */
+
+typedef const char *(*NameOf) (const MrClause *c, int i);
+
+static const char *
+var_name(const MrClause *c, int i)
+{
+	return c->vars[i].norm;
+}
+
+static const char *
+subset_name(const MrClause *c, int i)
+{
+	return c->subsets[i].name.norm;
+}
+
+static uint32_t
+name_hash(const char *s)
+{
+	uint32_t	h = 2166136261u;	/* FNV-1a */
+
+	for (; *s; s++)
+	{
+		MR_CHECK_INTERRUPTS();
+		h ^= (unsigned char) *s;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* index of the entry named norm in the table, or -1 */
+static int
+slots_find(const int *slots, int cap, const MrClause *c, const char *norm,
+		   NameOf name_of)
+{
+	uint32_t	mask = (uint32_t) cap - 1;
+	uint32_t	i;
+
+	for (i = name_hash(norm) & mask;; i = (i + 1) & mask)
+	{
+		if (slots[i] == 0)
+			return -1;
+		if (strcmp(name_of(c, slots[i] - 1), norm) == 0)
+			return slots[i] - 1;
+	}
+}
+
+static void
+slots_put(int *slots, int cap, const char *norm, int idx)
+{
+	uint32_t	mask = (uint32_t) cap - 1;
+	uint32_t	i;
+
+	for (i = name_hash(norm) & mask; slots[i] != 0; i = (i + 1) & mask)
+		;
+	slots[i] = idx + 1;
+}
+
+/*
+ * Enter entry idx (entries 0 .. idx-1 are in the table already), keeping
+ * the table at most half full.
+ */
+static void
+slots_add(int **slots, int *cap, const MrClause *c, int idx, NameOf name_of)
+{
+	if (*slots == NULL || 2 * (idx + 1) > *cap)
+	{
+		int			ncap = *cap > 0 ? *cap : 16;
+		int			i;
+
+		while (2 * (idx + 1) > ncap)
+			ncap *= 2;
+		if (*slots != NULL)
+			mr_free(*slots);
+		*slots = mr_new_array(int, ncap);
+		memset(*slots, 0, sizeof(int) * (size_t) ncap);
+		*cap = ncap;
+		for (i = 0; i < idx; i++)
+		{
+			MR_CHECK_INTERRUPTS();
+			slots_put(*slots, *cap, name_of(c, i), i);
+		}
+	}
+	slots_put(*slots, *cap, name_of(c, idx), idx);
+}
+
+/* ----------------------------------------------------------------
  * the row pattern
  * ----------------------------------------------------------------
  */
@@ -509,11 +1037,12 @@ add_var(Parser *p, const MrToken *t)
 	int			i;
 
 	make_name(t, true, &n);
-	for (i = 0; i < c->nvars; i++)
-		if (strcmp(c->vars[i].norm, n.norm) == 0)
-			return i;
+	i = mr_clause_find_var(c, n.norm);
+	if (i >= 0)
+		return i;
 	c->vars = grow(c->vars, c->nvars, &p->vars_cap, sizeof(MrName));
 	c->vars[c->nvars] = n;
+	slots_add(&c->var_slots, &c->var_slots_cap, c, c->nvars, var_name);
 	return c->nvars++;
 }
 
@@ -543,11 +1072,17 @@ parse_bound(Parser *p, int *out)
 	if (t->kind != MR_TOK_NUMBER)
 		return syntax_error(p);
 	for (i = t->start; i < t->end; i++)
+	{
+		MR_CHECK_INTERRUPTS();
 		if (p->text[i] < '0' || p->text[i] > '9')
 			return syntax_error(p);
+	}
 	first = t->start;
 	while (first < t->end - 1 && p->text[first] == '0')
+	{
+		MR_CHECK_INTERRUPTS();
 		first++;
+	}
 	if (t->end - first > 10)
 		v = (long long) MR_MAX_QUANT_BOUND + 1;
 	else
@@ -591,6 +1126,7 @@ parse_quantifier(Parser *p, MrPattern *q)
 	else
 	{
 		bool		have_n = false;
+		int			max_pos = -1;	/* the upper bound's token, if written */
 
 		/* '{' */
 		if (!advance(p))
@@ -599,6 +1135,7 @@ parse_quantifier(Parser *p, MrPattern *q)
 		q->max = MR_QUANT_INF;
 		if (p->tok.kind == MR_TOK_NUMBER)
 		{
+			max_pos = p->tok.start;
 			if (!parse_bound(p, &q->min))
 				return false;
 			q->max = q->min;
@@ -609,16 +1146,31 @@ parse_quantifier(Parser *p, MrPattern *q)
 			if (!advance(p))
 				return false;
 			q->max = MR_QUANT_INF;
+			max_pos = -1;
 			if (p->tok.kind == MR_TOK_NUMBER)
 			{
+				max_pos = p->tok.start;
 				if (!parse_bound(p, &q->max))
 					return false;
 			}
 		}
 		else if (!have_n)
-			return syntax_error(p);
+			return syntax_error_hint(p, &p->tok,
+									 "A quantifier in braces is {n}, {n,}, {,m} or {n,m}.");
 		if (!is_punct(p, "}"))
 			return syntax_error(p);
+
+		/*
+		 * The standard, Oracle and Trino require an upper bound of at least
+		 * 1: {0}, {,0} and {0,0} would match nothing but the empty sequence.
+		 */
+		if (q->max == 0)
+		{
+			mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, max_pos,
+						 "quantifier upper bound must be greater than 0");
+			mr_error_hint(p->err, "Write () for a pattern that matches only the empty sequence.");
+			return false;
+		}
 		if (q->max != MR_QUANT_INF && q->min > q->max)
 		{
 			mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, qpos,
@@ -677,7 +1229,8 @@ parse_primary(Parser *p, MrPattern **out, bool *matched)
 			{
 				MrPattern  *child;
 
-				if (!parse_alt(p, &child))
+				MR_CHECK_INTERRUPTS();
+				if (!parse_alt(p, &child, ALT_PERMUTE))
 					return false;
 				add_child(n, child, &cap);
 				if (!is_punct(p, ","))
@@ -712,13 +1265,13 @@ parse_primary(Parser *p, MrPattern **out, bool *matched)
 
 		if (!enter_nesting(p) || !advance(p))
 			return false;
-		if (!parse_alt(p, &inner))
+		if (is_punct(p, ")"))
+			inner = new_node(MR_PAT_EMPTY, pos);	/* (): the empty pattern */
+		else if (!parse_alt(p, &inner, ALT_GROUP))
 			return false;
 		if (!expect_punct(p, ")"))
 			return false;
 		p->depth--;
-		if (inner->kind == MR_PAT_EMPTY)
-			inner->pos = pos;
 		*out = inner;
 		return true;
 	}
@@ -732,7 +1285,7 @@ parse_primary(Parser *p, MrPattern **out, bool *matched)
 			return false;
 		if (!expect_punct(p, "-"))
 			return false;
-		if (!parse_alt(p, &inner))
+		if (!parse_alt(p, &inner, ALT_EXCLUDE))
 			return false;
 		if (!expect_punct(p, "-"))
 			return false;
@@ -749,14 +1302,13 @@ parse_primary(Parser *p, MrPattern **out, bool *matched)
 	return true;
 }
 
-/* concat := { primary [quantifier] } ; empty gives MR_PAT_EMPTY */
+/* concat := { primary [quantifier] } ; *out is NULL when there is none */
 static bool
 parse_concat(Parser *p, MrPattern **out)
 {
 	MrPattern  *first = NULL;
 	MrPattern  *cat = NULL;
 	int			cap = 0;
-	int			pos = p->tok.start;
 
 	for (;;)
 	{
@@ -764,6 +1316,7 @@ parse_concat(Parser *p, MrPattern **out)
 		bool		matched;
 		int			ppos = p->tok.start;
 
+		MR_CHECK_INTERRUPTS();
 		if (!parse_primary(p, &prim, &matched))
 			return false;
 		if (!matched)
@@ -792,18 +1345,56 @@ parse_concat(Parser *p, MrPattern **out)
 			add_child(cat, prim, &cap);
 		}
 	}
-	if (cat)
-		*out = cat;
-	else if (first)
-		*out = first;
-	else
-		*out = new_node(MR_PAT_EMPTY, pos);
+	*out = cat ? cat : first;
 	return true;
 }
 
-/* alt := concat { | concat } */
+/*
+ * A row pattern term was due at the current token but none is there (an
+ * empty alternative, PERMUTE element, exclusion or PATTERN).
+ */
 static bool
-parse_alt(Parser *p, MrPattern **out)
+empty_term(Parser *p, AltContext ctx, bool alternation)
+{
+	const char *msg;
+	const char *hint = NULL;
+
+	if (p->err->failed)
+		return false;
+	if (p->tok.kind != MR_TOK_EOF && !is_punct(p, "|") && !is_punct(p, ")") &&
+		!is_punct(p, ",") && !is_punct(p, "-"))
+		return syntax_error(p); /* something else that cannot start a term */
+	if (alternation)
+	{
+		msg = "row pattern alternative cannot be empty";
+		hint = "Write () for an alternative that matches the empty sequence.";
+	}
+	else if (ctx == ALT_PERMUTE)
+	{
+		msg = "PERMUTE element cannot be empty";
+		hint = "Write () for an element that matches the empty sequence.";
+	}
+	else if (ctx == ALT_EXCLUDE)
+		msg = "row pattern exclusion cannot be empty";
+	else
+	{
+		msg = "row pattern cannot be empty";
+		hint = "Write PATTERN (()) for a pattern that matches only the empty sequence.";
+	}
+	if (p->tok.kind == MR_TOK_EOF)
+		return syntax_error(p);
+	mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->tok.start, "%s", msg);
+	if (hint)
+		mr_error_hint(p->err, "%s", hint);
+	return false;
+}
+
+/*
+ * alt := concat { | concat }, every concat non-empty (the empty pattern is
+ * the primary "()"), as in ISO/IEC 9075-2 and Trino's grammar
+ */
+static bool
+parse_alt(Parser *p, MrPattern **out, AltContext ctx)
 {
 	MrPattern  *first;
 	MrPattern  *alt = NULL;
@@ -811,14 +1402,19 @@ parse_alt(Parser *p, MrPattern **out)
 
 	if (!parse_concat(p, &first))
 		return false;
+	if (first == NULL)
+		return empty_term(p, ctx, is_punct(p, "|"));
 	while (is_punct(p, "|"))
 	{
 		MrPattern  *next;
 
+		MR_CHECK_INTERRUPTS();
 		if (!advance(p))
 			return false;
 		if (!parse_concat(p, &next))
 			return false;
+		if (next == NULL)
+			return empty_term(p, ctx, true);
 		if (alt == NULL)
 		{
 			alt = new_node(MR_PAT_ALT, first->pos);
@@ -840,11 +1436,12 @@ parse_pattern_section(Parser *p)
 	if (!advance(p))
 		return false;
 	if (!is_punct(p, "("))
-		return syntax_error(p);
+		return syntax_error_hint(p, &p->tok,
+								 "PATTERN is followed by a row pattern in parentheses.");
 	p->lx.pattern_mode = true;
 	if (!advance(p))
 		return false;
-	if (!parse_alt(p, &c->pattern))
+	if (!parse_alt(p, &c->pattern, ALT_PATTERN))
 		return false;
 	if (!is_punct(p, ")"))
 		return syntax_error(p);
@@ -857,6 +1454,22 @@ parse_pattern_section(Parser *p)
  * ----------------------------------------------------------------
  */
 
+/*
+ * After a "," of a list: a clause keyword that cannot begin another element
+ * (elements of SUBSET continue with "=", those of DEFINE with AS) means the
+ * comma is one too many.
+ */
+static bool
+comma_before_clause(Parser *p, const char *follow)
+{
+	MrToken		next;
+
+	if (!is_section_keyword(&p->tok))
+		return false;
+	peek(p, &next);
+	return !mr_tok_is(&p->lx, &next, follow) && !mr_tok_is_keyword(&next, follow);
+}
+
 static bool
 parse_partition(Parser *p)
 {
@@ -866,6 +1479,7 @@ parse_partition(Parser *p)
 		return false;
 	for (;;)
 	{
+		MR_CHECK_INTERRUPTS();
 		c->partition = grow(c->partition, c->npartition, &p->partition_cap,
 							sizeof(MrSpan));
 		if (!scan_span(p, SPAN_PARTITION, &c->partition[c->npartition]))
@@ -889,6 +1503,7 @@ parse_order(Parser *p)
 	{
 		MrOrderItem *item;
 
+		MR_CHECK_INTERRUPTS();
 		c->order = grow(c->order, c->norder, &p->order_cap, sizeof(MrOrderItem));
 		item = &c->order[c->norder];
 		if (!scan_span(p, SPAN_ORDER, &item->expr))
@@ -903,6 +1518,8 @@ parse_order(Parser *p)
 		}
 		if (is_kw(p, "NULLS"))
 		{
+			static const char *const kws[] = {"FIRST", "LAST", NULL};
+
 			if (!advance(p))
 				return false;
 			if (is_kw(p, "FIRST"))
@@ -910,7 +1527,8 @@ parse_order(Parser *p)
 			else if (is_kw(p, "LAST"))
 				item->nulls = MR_NULLS_LAST;
 			else
-				return syntax_error(p);
+				return syntax_error_suggest(p, &p->tok, kws,
+											"NULLS is followed by FIRST or LAST.");
 			if (!advance(p))
 				return false;
 		}
@@ -934,6 +1552,7 @@ parse_measures(Parser *p)
 		MrMeasure  *m;
 		MrToken		alias;
 
+		MR_CHECK_INTERRUPTS();
 		c->measures = grow(c->measures, c->nmeasures, &p->measures_cap,
 						   sizeof(MrMeasure));
 		m = &c->measures[c->nmeasures];
@@ -946,7 +1565,10 @@ parse_measures(Parser *p)
 		}
 		else
 		{
-			if (!expect_kw(p, "AS"))
+			if (!is_kw(p, "AS"))
+				return syntax_error_hint(p, &p->tok,
+										 "A measure is an expression followed by [AS] alias.");
+			if (!advance(p))
 				return false;
 			if (!is_name_token(&p->tok))
 				return syntax_error(p);
@@ -999,8 +1621,15 @@ parse_rows_per_match(Parser *p)
 static bool
 parse_skip_name(Parser *p)
 {
-	if (!is_name_token(&p->tok))
-		return syntax_error(p);
+	MrToken		next;
+
+	/* "SKIP TO PATTERN (": the name is missing, PATTERN is no skip target */
+	if (is_kw(p, "PATTERN"))
+		peek(p, &next);
+	if (!is_name_token(&p->tok) ||
+		(is_kw(p, "PATTERN") && mr_tok_is(&p->lx, &next, "(")))
+		return syntax_error_hint(p, &p->tok,
+								 "AFTER MATCH SKIP TO is followed by NEXT ROW, or by a pattern variable or subset name, optionally after FIRST or LAST.");
 	make_name(&p->tok, true, &p->c->skip_target);
 	return advance(p);
 }
@@ -1008,6 +1637,7 @@ parse_skip_name(Parser *p)
 static bool
 parse_after_match(Parser *p)
 {
+	static const char *const kws[] = {"PAST", "TO", NULL};
 	MrClause   *c = p->c;
 
 	c->skip_pos = p->tok.start;
@@ -1020,7 +1650,10 @@ parse_after_match(Parser *p)
 		c->skip = MR_SKIP_PAST_LAST_ROW;
 		return true;
 	}
-	if (!expect_kw(p, "TO"))
+	if (!is_kw(p, "TO"))
+		return syntax_error_suggest(p, &p->tok, kws,
+									"AFTER MATCH SKIP is followed by PAST LAST ROW, TO NEXT ROW, TO FIRST name, TO LAST name or TO name.");
+	if (!advance(p))
 		return false;
 	if (is_kw(p, "NEXT") || is_kw(p, "FIRST") || is_kw(p, "LAST"))
 	{
@@ -1056,6 +1689,7 @@ parse_subset(Parser *p)
 		RawSubset  *raw;
 		int			cap = 0;
 
+		MR_CHECK_INTERRUPTS();
 		c->subsets = grow(c->subsets, c->nsubsets, &p->subsets_cap,
 						  sizeof(MrSubset));
 		p->raw_subsets = grow(p->raw_subsets, c->nsubsets, &p->raw_subsets_cap,
@@ -1069,6 +1703,7 @@ parse_subset(Parser *p)
 			return false;
 		for (;;)
 		{
+			MR_CHECK_INTERRUPTS();
 			if (!is_name_token(&p->tok))
 				return syntax_error(p);
 			raw->members = grow(raw->members, raw->nmembers, &cap, sizeof(MrName));
@@ -1087,6 +1722,10 @@ parse_subset(Parser *p)
 			return true;
 		if (!advance(p))
 			return false;
+		if (comma_before_clause(p, "="))
+			return syntax_error_hint(p, &p->tok,
+									 "Remove the comma before %s.",
+									 section_name(section_of(&p->tok), &p->tok));
 	}
 }
 
@@ -1101,6 +1740,7 @@ parse_define(Parser *p)
 	{
 		MrDefine   *d;
 
+		MR_CHECK_INTERRUPTS();
 		c->defines = grow(c->defines, c->ndefines, &p->defines_cap,
 						  sizeof(MrDefine));
 		p->define_names = grow(p->define_names, c->ndefines,
@@ -1120,44 +1760,11 @@ parse_define(Parser *p)
 			return true;
 		if (!advance(p))
 			return false;
+		if (comma_before_clause(p, "AS"))
+			return syntax_error_hint(p, &p->tok,
+									 "Remove the comma before %s.",
+									 section_name(section_of(&p->tok), &p->tok));
 	}
-}
-
-/*
- * No PATTERN where one is due.  When the rest of the clause is there (or it
- * just ends), say so at the closing parenthesis; otherwise a syntax error.
- */
-static bool
-missing_pattern(Parser *p)
-{
-	int			depth = 0;
-
-	if (!is_punct(p, ")") && !is_kw(p, "WITHIN") && !is_kw(p, "SUBSET") &&
-		!is_kw(p, "DEFINE"))
-		return syntax_error(p);
-	for (;;)
-	{
-		MR_CHECK_INTERRUPTS();
-		if (p->tok.kind == MR_TOK_EOF)
-			return syntax_error(p);
-		if (is_punct(p, "(") || is_punct(p, "["))
-			depth++;
-		else if (is_punct(p, ")") || is_punct(p, "]"))
-		{
-			if (depth == 0)
-			{
-				if (is_punct(p, "]"))
-					return syntax_error(p);
-				break;
-			}
-			depth--;
-		}
-		if (!advance(p))
-			return false;
-	}
-	mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->tok.start,
-				 "MATCH_RECOGNIZE requires a PATTERN clause");
-	return false;
 }
 
 /* ----------------------------------------------------------------
@@ -1168,6 +1775,7 @@ static bool
 resolve_names(Parser *p)
 {
 	MrClause   *c = p->c;
+	bool	   *defined;
 	int			i;
 	int			j;
 
@@ -1178,11 +1786,14 @@ resolve_names(Parser *p)
 		if (c->skip_var < 0)
 		{
 			for (i = 0; i < c->nsubsets; i++)
+			{
+				MR_CHECK_INTERRUPTS();
 				if (strcmp(c->subsets[i].name.norm, c->skip_target.norm) == 0)
 				{
 					c->skip_subset = i;
 					break;
 				}
+			}
 		}
 		if (c->skip_var < 0 && c->skip_subset < 0)
 		{
@@ -1205,6 +1816,7 @@ resolve_names(Parser *p)
 		MrSubset   *s = &c->subsets[i];
 		RawSubset  *raw = &p->raw_subsets[i];
 
+		MR_CHECK_INTERRUPTS();
 		if (mr_clause_find_var(c, s->name.norm) >= 0)
 		{
 			mr_error_set(p->err, MR_SQLSTATE_DUPLICATE_OBJECT, s->name.pos,
@@ -1212,20 +1824,23 @@ resolve_names(Parser *p)
 						 s->name.norm);
 			return false;
 		}
-		for (j = 0; j < i; j++)
-			if (strcmp(c->subsets[j].name.norm, s->name.norm) == 0)
-			{
-				mr_error_set(p->err, MR_SQLSTATE_DUPLICATE_OBJECT, s->name.pos,
-							 "subset \"%s\" is defined more than once",
-							 s->name.norm);
-				return false;
-			}
+		if (i > 0 &&
+			slots_find(c->subset_slots, c->subset_slots_cap, c, s->name.norm,
+					   subset_name) >= 0)
+		{
+			mr_error_set(p->err, MR_SQLSTATE_DUPLICATE_OBJECT, s->name.pos,
+						 "subset \"%s\" is defined more than once",
+						 s->name.norm);
+			return false;
+		}
+		slots_add(&c->subset_slots, &c->subset_slots_cap, c, i, subset_name);
 		s->members = mr_new_array(int, raw->nmembers);
 		s->nmembers = raw->nmembers;
 		for (j = 0; j < raw->nmembers; j++)
 		{
 			int			v = mr_clause_find_var(c, raw->members[j].norm);
 
+			MR_CHECK_INTERRUPTS();
 			if (v < 0)
 			{
 				mr_error_set(p->err, MR_SQLSTATE_UNDEFINED_OBJECT,
@@ -1238,11 +1853,14 @@ resolve_names(Parser *p)
 		}
 	}
 
+	defined = mr_new_array(bool, c->nvars > 0 ? c->nvars : 1);
+	memset(defined, 0, sizeof(bool) * (size_t) (c->nvars > 0 ? c->nvars : 1));
 	for (i = 0; i < c->ndefines; i++)
 	{
 		MrDefine   *d = &c->defines[i];
 		const MrName *n = &p->define_names[i];
 
+		MR_CHECK_INTERRUPTS();
 		d->var = mr_clause_find_var(c, n->norm);
 		if (d->var < 0)
 		{
@@ -1251,14 +1869,14 @@ resolve_names(Parser *p)
 						 n->norm);
 			return false;
 		}
-		for (j = 0; j < i; j++)
-			if (c->defines[j].var == d->var)
-			{
-				mr_error_set(p->err, MR_SQLSTATE_DUPLICATE_OBJECT, n->pos,
-							 "pattern variable \"%s\" is defined more than once",
-							 n->norm);
-				return false;
-			}
+		if (defined[d->var])
+		{
+			mr_error_set(p->err, MR_SQLSTATE_DUPLICATE_OBJECT, n->pos,
+						 "pattern variable \"%s\" is defined more than once",
+						 n->norm);
+			return false;
+		}
+		defined[d->var] = true;
 	}
 	return true;
 }
@@ -1268,44 +1886,120 @@ resolve_names(Parser *p)
  * ----------------------------------------------------------------
  */
 
+/*
+ * A token at a clause boundary that begins no clause (a misspelled keyword,
+ * a missing comma, ...) after clause `last`: syntax error, with the keyword
+ * it resembles, what the last clause is made of, or the order of the
+ * clauses as the hint.
+ */
+static bool
+boundary_error(Parser *p, Section last)
+{
+	const char *hint = MR_CLAUSE_ORDER_HINT;
+
+	if (!is_name_token(&p->tok))
+		return syntax_error(p);
+	if (last == SEC_ORDER)
+		hint = stray_hint(SPAN_ORDER);
+	else if (last == SEC_MEASURES)
+		hint = stray_hint(SPAN_MEASURE);
+	else if (last == SEC_SUBSET)
+		hint = "A subset is written name = (variable [, ...]); subsets are separated by commas.";
+	return syntax_error_suggest(p, &p->tok, clause_words, hint);
+}
+
 /* MATCH_RECOGNIZE ( ... ) [[AS] alias] <end>; the current token is the keyword */
 static bool
 parse_body(Parser *p)
 {
 	MrClause   *c = p->c;
+	Section		last = SEC_NONE;
 
 	if (!is_kw(p, "MATCH_RECOGNIZE"))
+	{
+		if (looks_like_match_recognize(p, &p->tok))
+			return syntax_error_hint(p, &p->tok, "Perhaps you meant MATCH_RECOGNIZE.");
 		return syntax_error(p);
+	}
 	c->mr_keyword_pos = p->tok.start;
 	if (!advance(p) || !expect_punct(p, "("))
 		return false;
 
-	if (is_kw(p, "PARTITION") && !parse_partition(p))
-		return false;
-	if (is_kw(p, "ORDER") && !parse_order(p))
-		return false;
-	if (is_kw(p, "MEASURES") && !parse_measures(p))
-		return false;
-	if ((is_kw(p, "ONE") || is_kw(p, "ALL")) && !parse_rows_per_match(p))
-		return false;
-	if (is_kw(p, "AFTER") && !parse_after_match(p))
-		return false;
-	if (!is_kw(p, "PATTERN"))
-		return missing_pattern(p);
-	if (!parse_pattern_section(p))
-		return false;
-	if (is_kw(p, "WITHIN"))
+	/*
+	 * The clauses, each once and in order; a clause out of place or repeated
+	 * is reported at its keyword.
+	 */
+	while (!is_punct(p, ")"))
 	{
-		c->has_within = true;
-		if (!advance(p) || !scan_span(p, SPAN_WITHIN, &c->within))
+		Section		sec = section_of(&p->tok);
+		MrToken		kw = p->tok;
+		bool		ok = false;
+
+		MR_CHECK_INTERRUPTS();
+		if (sec == SEC_NONE)
+			return boundary_error(p, last);
+		if (p->seen[sec] != NULL)
+		{
+			mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, kw.start,
+						 "multiple %s clauses not allowed", section_name(sec, NULL));
+			return false;
+		}
+		if (sec < last)
+		{
+			int			later = (int) sec + 1;
+
+			while (p->seen[later] == NULL)
+				later++;
+			mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, kw.start,
+						 "%s must come before %s", section_name(sec, &kw),
+						 p->seen[later]);
+			mr_error_hint(p->err, "%s", MR_CLAUSE_ORDER_HINT);
+			return false;
+		}
+		p->seen[sec] = section_name(sec, &kw);
+		last = sec;
+		switch (sec)
+		{
+			case SEC_PARTITION:
+				ok = parse_partition(p);
+				break;
+			case SEC_ORDER:
+				ok = parse_order(p);
+				break;
+			case SEC_MEASURES:
+				ok = parse_measures(p);
+				break;
+			case SEC_ROWS:
+				ok = parse_rows_per_match(p);
+				break;
+			case SEC_SKIP:
+				ok = parse_after_match(p);
+				break;
+			case SEC_PATTERN:
+				ok = parse_pattern_section(p);
+				break;
+			case SEC_WITHIN:
+				c->has_within = true;
+				ok = advance(p) && scan_span(p, SPAN_WITHIN, &c->within);
+				break;
+			case SEC_SUBSET:
+				ok = parse_subset(p);
+				break;
+			case SEC_DEFINE:
+				ok = parse_define(p);
+				break;
+			default:
+				break;
+		}
+		if (!ok)
 			return false;
 	}
-	if (is_kw(p, "SUBSET") && !parse_subset(p))
+	if (p->seen[SEC_PATTERN] == NULL)
+	{
+		mr_error_set(p->err, MR_SQLSTATE_SYNTAX_ERROR, p->tok.start,
+					 "MATCH_RECOGNIZE requires a PATTERN clause");
 		return false;
-	if (is_kw(p, "DEFINE") && !parse_define(p))
-		return false;
-	if (!is_punct(p, ")"))
-		return syntax_error(p);
+	}
 	c->end_pos = p->tok.end;
 	if (!advance(p))
 		return false;
@@ -1315,7 +2009,8 @@ parse_body(Parser *p)
 	if (c->alias.start < 0)
 		c->alias.start = c->alias.end = c->end_pos;
 	if (p->tok.kind != MR_TOK_EOF)
-		return syntax_error(p);
+		return syntax_error_hint(p, &p->tok,
+								 "The text is one FROM item: <input> MATCH_RECOGNIZE ( ... ) [ [AS] alias [(columns)] ].");
 
 	return resolve_names(p);
 }
@@ -1368,10 +2063,11 @@ mr_parse_clause(const char *text, int len, MrError *err)
 	 * optionally with the arguments of a function call.
 	 */
 	c->input.start = p.tok.start;
-	if (is_alias_token(&p.tok))
+	if (is_input_name_token(&p.tok))
 	{
 		for (;;)
 		{
+			MR_CHECK_INTERRUPTS();
 			c->input.end = p.tok.end;
 			if (!advance(&p))
 				return NULL;
@@ -1379,7 +2075,7 @@ mr_parse_clause(const char *text, int len, MrError *err)
 				break;
 			if (!advance(&p))
 				return NULL;
-			if (!is_alias_token(&p.tok))
+			if (!is_input_name_token(&p.tok))
 			{
 				syntax_error(&p);
 				return NULL;
@@ -1456,9 +2152,14 @@ mr_clause_find_var(const MrClause *c, const char *norm)
 {
 	int			i;
 
+	if (c->var_slots != NULL)
+		return slots_find(c->var_slots, c->var_slots_cap, c, norm, var_name);
 	for (i = 0; i < c->nvars; i++)
+	{
+		MR_CHECK_INTERRUPTS();
 		if (strcmp(c->vars[i].norm, norm) == 0)
 			return i;
+	}
 	return -1;
 }
 
@@ -1467,9 +2168,15 @@ mr_clause_find_subset(const MrClause *c, const char *norm)
 {
 	int			i;
 
+	if (c->subset_slots != NULL)
+		return slots_find(c->subset_slots, c->subset_slots_cap, c, norm,
+						  subset_name);
 	for (i = 0; i < c->nsubsets; i++)
+	{
+		MR_CHECK_INTERRUPTS();
 		if (strcmp(c->subsets[i].name.norm, norm) == 0)
 			return i;
+	}
 	return -1;
 }
 
@@ -1521,8 +2228,11 @@ var_needs_quotes(const MrName *n)
 	if (!((*s >= 'A' && *s <= 'Z') || *s == '_'))
 		return true;
 	for (; *s; s++)
+	{
+		MR_CHECK_INTERRUPTS();
 		if (!((*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
 			return true;
+	}
 	return false;
 }
 
@@ -1557,6 +2267,7 @@ render(StrBuf *sb, const MrClause *c, const MrPattern *p)
 				sb_append(sb, "\"");
 				for (; *s; s++)
 				{
+					MR_CHECK_INTERRUPTS();
 					if (*s == '"')
 						sb_append(sb, "\"");
 					sb_append_n(sb, s, 1);
@@ -1574,6 +2285,7 @@ render(StrBuf *sb, const MrClause *c, const MrPattern *p)
 			{
 				const MrPattern *ch = p->children[i];
 
+				MR_CHECK_INTERRUPTS();
 				/*
 				 * "^A": no space after a bare start anchor (also when it ends
 				 * a nested concatenation, which is rendered unparenthesized)
@@ -1586,6 +2298,7 @@ render(StrBuf *sb, const MrClause *c, const MrPattern *p)
 		case MR_PAT_ALT:
 			for (i = 0; i < p->nchildren; i++)
 			{
+				MR_CHECK_INTERRUPTS();
 				if (i > 0)
 					sb_append(sb, " | ");
 				render(sb, c, p->children[i]);
@@ -1595,6 +2308,7 @@ render(StrBuf *sb, const MrClause *c, const MrPattern *p)
 			sb_append(sb, "PERMUTE(");
 			for (i = 0; i < p->nchildren; i++)
 			{
+				MR_CHECK_INTERRUPTS();
 				if (i > 0)
 					sb_append(sb, ", ");
 				render(sb, c, p->children[i]);

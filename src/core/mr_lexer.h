@@ -87,6 +87,13 @@ extern bool mr_lex_next(MrLexer *lx, MrToken *tok);
 /* true when tok is the unquoted identifier kw (ASCII case-insensitive) */
 extern bool mr_tok_is_keyword(const MrToken *tok, const char *kw);
 
+/*
+ * true when tok is an unquoted reserved or type_func_name keyword of
+ * PostgreSQL (or MATCH_RECOGNIZE): a word that cannot be a table name or a
+ * table alias
+ */
+extern bool mr_tok_is_reserved(const MrToken *tok);
+
 /* true when tok is PUNCT or OP with exactly this text */
 extern bool mr_tok_is(const MrLexer *lx, const MrToken *tok, const char *s);
 

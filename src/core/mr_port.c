@@ -64,6 +64,9 @@ typedef struct MrBlock
 
 static MrBlock *mr_blocks = NULL;
 
+/* calls of MR_CHECK_INTERRUPTS (see mr_port.h) */
+unsigned long mr_standalone_interrupt_checks = 0;
+
 void *
 mr_standalone_alloc(size_t size)
 {

@@ -11,7 +11,14 @@
  *    palloc in the caller's current memory context and MR_CHECK_INTERRUPTS is
  *    CHECK_FOR_INTERRUPTS, so cancel and statement_timeout reach every walk;
  *  - standalone, allocation is malloc through a tracking list that
- *    mr_standalone_free_all() releases (unit tests and the fuzzer call it).
+ *    mr_standalone_free_all() releases (unit tests and the fuzzer call it),
+ *    and MR_CHECK_INTERRUPTS counts its calls in
+ *    mr_standalone_interrupt_checks, so that unit tests can show that a loop
+ *    over a long text checks for interrupts as it goes.
+ *
+ * Every loop whose number of iterations depends on the user's text or data
+ * calls MR_CHECK_INTERRUPTS once per iteration (it is a test of a flag in
+ * the server), so cancel and statement_timeout interrupt any input.
  *
  * Pure code never longjmps by itself: it reports errors through MrError
  * values (SQLSTATE, message, byte position) that the server side turns into
@@ -39,10 +46,11 @@ extern void *mr_standalone_alloc(size_t size);
 extern void *mr_standalone_realloc(void *ptr, size_t size);
 extern void mr_standalone_free(void *ptr);
 extern void mr_standalone_free_all(void);
+extern unsigned long mr_standalone_interrupt_checks;
 #define mr_alloc(sz)		mr_standalone_alloc(sz)
 #define mr_realloc(p, sz)	mr_standalone_realloc((p), (sz))
 #define mr_free(p)			mr_standalone_free(p)
-#define MR_CHECK_INTERRUPTS() ((void) 0)
+#define MR_CHECK_INTERRUPTS() ((void) mr_standalone_interrupt_checks++)
 #endif
 
 /* zeroed allocation helpers */

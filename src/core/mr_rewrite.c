@@ -35,6 +35,7 @@
  */
 #include "mr_rewrite.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "mr_lexer.h"
@@ -65,33 +66,13 @@ typedef struct RwScan
 	int			ntoks;
 	RwCte	   *ctes;
 	int			nctes;
+	int		   *cte_slots;		/* hash of CTE names: first index + 1, or 0 */
+	int			cte_slots_cap;	/* a power of two */
+	int		   *cte_next;		/* per CTE: the next one of that name, or -1 */
+	int		   *semi_after;		/* per token: offset of the first top-level
+								 * ";" at or after it, or len */
 	MrError    *err;
 } RwScan;
-
-/*
- * PostgreSQL's reserved and type_func_name keywords (parser/kwlist.h): the
- * words that can be neither a table name nor an alias, so that they bound an
- * input when walking back and end a FROM item when looking for an alias.
- * MATCH_RECOGNIZE itself is added: it is never an alias here.
- */
-static const char *const reserved_words[] = {
-	"ALL", "ANALYSE", "ANALYZE", "AND", "ANY", "ARRAY", "AS", "ASC",
-	"ASYMMETRIC", "AUTHORIZATION", "BINARY", "BOTH", "CASE", "CAST", "CHECK",
-	"COLLATE", "COLLATION", "COLUMN", "CONCURRENTLY", "CONSTRAINT", "CREATE",
-	"CROSS", "CURRENT_CATALOG", "CURRENT_DATE", "CURRENT_ROLE",
-	"CURRENT_SCHEMA", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER",
-	"DEFAULT", "DEFERRABLE", "DESC", "DISTINCT", "DO", "ELSE", "END", "EXCEPT",
-	"FALSE", "FETCH", "FOR", "FOREIGN", "FREEZE", "FROM", "FULL", "GRANT",
-	"GROUP", "HAVING", "ILIKE", "IN", "INITIALLY", "INNER", "INTERSECT",
-	"INTO", "IS", "ISNULL", "JOIN", "LATERAL", "LEADING", "LEFT", "LIKE",
-	"LIMIT", "LOCALTIME", "LOCALTIMESTAMP", "MATCH_RECOGNIZE", "NATURAL",
-	"NOT", "NOTNULL", "NULL", "OFFSET", "ON", "ONLY", "OR", "ORDER", "OUTER",
-	"OVERLAPS", "PLACING", "PRIMARY", "REFERENCES", "RETURNING", "RIGHT",
-	"SELECT", "SESSION_USER", "SIMILAR", "SOME", "SYMMETRIC", "TABLE",
-	"TABLESAMPLE", "THEN", "TO", "TRAILING", "TRUE", "UNION", "UNIQUE", "USER",
-	"USING", "VARIADIC", "VERBOSE", "WHEN", "WHERE", "WINDOW", "WITH",
-	NULL
-};
 
 /* words that can begin a MATCH_RECOGNIZE clause's parenthesized body */
 static const char *const clause_start_words[] = {
@@ -129,6 +110,7 @@ mentions_keyword(const char *sql, int len)
 
 	for (i = 0; i + n <= len; i++)
 	{
+		MR_CHECK_INTERRUPTS();
 		for (j = 0; j < n && ascii_lower(sql[i + j]) == kw[j]; j++)
 			;
 		if (j == n)
@@ -187,7 +169,7 @@ rw_is_name(const RwScan *s, int k)
 	t = &s->toks[k].tok;
 	if (t->kind == MR_TOK_QIDENT)
 		return true;
-	return t->kind == MR_TOK_IDENT && !tok_in_list(t, reserved_words);
+	return t->kind == MR_TOK_IDENT && !mr_tok_is_reserved(t);
 }
 
 static void
@@ -240,7 +222,10 @@ rw_tokenize(RwScan *s)
 			char	   *c;
 
 			for (c = f; *c; c++)
+			{
+				MR_CHECK_INTERRUPTS();
 				*c = ascii_lower(*c);
+			}
 			s->toks[s->ntoks].fold = f;
 		}
 		else if (t.kind == MR_TOK_QIDENT)
@@ -252,6 +237,7 @@ rw_tokenize(RwScan *s)
 	stack = mr_new_array(int, scap);
 	for (k = 0; k < s->ntoks; k++)
 	{
+		MR_CHECK_INTERRUPTS();
 		s->toks[k].parent = depth > 0 ? stack[depth - 1] : -1;
 		if (rw_is_punct(s, k, "("))
 		{
@@ -283,6 +269,16 @@ rw_tokenize(RwScan *s)
 		mr_error_hint(s->err, "Every \"(\" needs a matching \")\".");
 		return false;
 	}
+
+	/* where the scope of a top-level WITH list ends: the next ";" */
+	s->semi_after = mr_new_array(int, s->ntoks + 1);
+	s->semi_after[s->ntoks] = s->len;
+	for (k = s->ntoks - 1; k >= 0; k--)
+	{
+		MR_CHECK_INTERRUPTS();
+		s->semi_after[k] = (s->toks[k].parent < 0 && rw_is_punct(s, k, ";"))
+			? s->toks[k].tok.start : s->semi_after[k + 1];
+	}
 	return true;
 }
 
@@ -296,14 +292,10 @@ static int
 rw_scope_end(const RwScan *s, int w)
 {
 	int			p = s->toks[w].parent;
-	int			k;
 
 	if (p >= 0)
 		return s->toks[s->toks[p].match].tok.start;
-	for (k = w + 1; k < s->ntoks; k++)
-		if (s->toks[k].parent < 0 && rw_is_punct(s, k, ";"))
-			return s->toks[k].tok.start;
-	return s->len;
+	return s->semi_after[w + 1];
 }
 
 /*
@@ -346,6 +338,62 @@ rw_read_cte(const RwScan *s, int *k, RwCte *c)
 	return true;
 }
 
+static uint32_t
+rw_name_hash(const char *name)
+{
+	uint32_t	h = 2166136261u;	/* FNV-1a */
+
+	for (; *name; name++)
+	{
+		h ^= (unsigned char) *name;
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* the slot of the CTE names' hash table for this name (empty or its own) */
+static uint32_t
+rw_cte_slot(const RwScan *s, const char *name)
+{
+	uint32_t	mask = (uint32_t) s->cte_slots_cap - 1;
+	uint32_t	i;
+
+	for (i = rw_name_hash(name) & mask;; i = (i + 1) & mask)
+	{
+		int			c = s->cte_slots[i] - 1;
+
+		if (c < 0 || strcmp(s->toks[s->ctes[c].name_tok].fold, name) == 0)
+			return i;
+	}
+}
+
+/*
+ * Chain the CTEs of each name from a hash table, so that resolving a name
+ * looks only at the CTEs of that name.
+ */
+static void
+rw_index_ctes(RwScan *s)
+{
+	int			cap = 16;
+	int			j;
+
+	while (cap < 2 * s->nctes)
+		cap *= 2;
+	s->cte_slots = mr_new_array(int, cap);
+	memset(s->cte_slots, 0, sizeof(int) * (size_t) cap);
+	s->cte_slots_cap = cap;
+	s->cte_next = mr_new_array(int, s->nctes > 0 ? s->nctes : 1);
+	for (j = s->nctes - 1; j >= 0; j--)
+	{
+		uint32_t	slot;
+
+		MR_CHECK_INTERRUPTS();
+		slot = rw_cte_slot(s, s->toks[s->ctes[j].name_tok].fold);
+		s->cte_next[j] = s->cte_slots[slot] - 1;
+		s->cte_slots[slot] = j + 1;
+	}
+}
+
 static void
 rw_collect_ctes(RwScan *s)
 {
@@ -360,6 +408,7 @@ rw_collect_ctes(RwScan *s)
 		bool		recursive = false;
 		int			scope_end;
 
+		MR_CHECK_INTERRUPTS();
 		if (!rw_is_kw(s, w, "WITH"))
 			continue;
 		if (rw_is_kw(s, k, "RECURSIVE"))
@@ -372,6 +421,7 @@ rw_collect_ctes(RwScan *s)
 		{
 			RwCte		c;
 
+			MR_CHECK_INTERRUPTS();
 			if (!rw_read_cte(s, &k, &c))
 				break;
 			c.d.recursive = recursive;
@@ -388,6 +438,7 @@ rw_collect_ctes(RwScan *s)
 			k++;
 		}
 	}
+	rw_index_ctes(s);
 }
 
 /* the CTE that name token k refers to at its position, or -1 */
@@ -399,17 +450,16 @@ rw_resolve(const RwScan *s, int k)
 	int			best = -1;
 	int			j;
 
-	if (name == NULL)
+	if (name == NULL || s->nctes == 0)
 		return -1;
-	for (j = 0; j < s->nctes; j++)
+	for (j = s->cte_slots[rw_cte_slot(s, name)] - 1; j >= 0; j = s->cte_next[j])
 	{
 		const RwCte *c = &s->ctes[j];
 
+		MR_CHECK_INTERRUPTS();
 		if (pos < c->scope_start || pos >= c->scope_end)
 			continue;
 		if (!c->d.recursive && pos < c->d.def.end)
-			continue;
-		if (strcmp(s->toks[c->name_tok].fold, name) != 0)
 			continue;
 		if (best < 0 || c->d.def.start > s->ctes[best].d.def.start)
 			best = j;
@@ -440,6 +490,28 @@ span_within(MrSpan inner, MrSpan outer)
 	return inner.start >= outer.start && inner.end <= outer.end;
 }
 
+/* a span and what it belongs to, for sorting in text order */
+typedef struct RwOrder
+{
+	int			start;
+	int			end;
+	int			idx;
+} RwOrder;
+
+/* by start, an enclosing span (longer) before the spans it encloses */
+static int
+rw_order_cmp(const void *a, const void *b)
+{
+	const RwOrder *x = a;
+	const RwOrder *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->idx < y->idx ? -1 : (x->idx > y->idx);
+}
+
 /* mark the CTEs referenced from tokens [first, last] that are defined outside `own` */
 static void
 rw_mark_refs(const RwScan *s, int first, int last, MrSpan own,
@@ -451,6 +523,7 @@ rw_mark_refs(const RwScan *s, int first, int last, MrSpan own,
 	{
 		int			c;
 
+		MR_CHECK_INTERRUPTS();
 		if (!rw_is_ref(s, k))
 			continue;
 		c = rw_resolve(s, k);
@@ -468,6 +541,7 @@ rw_resolve_ctes(const RwScan *s, MrOccurrence *o, int first, int last,
 {
 	bool	   *selected;
 	int		   *queue;
+	RwOrder    *order;
 	int			nqueue = 0;
 	int			qi;
 	int			j;
@@ -489,6 +563,7 @@ rw_resolve_ctes(const RwScan *s, MrOccurrence *o, int first, int last,
 	{
 		const RwCte *c = &s->ctes[queue[qi]];
 
+		MR_CHECK_INTERRUPTS();
 		rw_mark_refs(s, c->body_open + 1, c->body_close - 1, c->d.def,
 					 selected, queue, &nqueue);
 	}
@@ -502,18 +577,20 @@ rw_resolve_ctes(const RwScan *s, MrOccurrence *o, int first, int last,
 		return;
 
 	/* report them in text order, outer lists before what they enclose */
-	o->ctes = mr_new_array(MrCteDef, nqueue);
-	for (;;)
+	order = mr_new_array(RwOrder, nqueue);
+	for (j = 0; j < nqueue; j++)
 	{
-		int			next = -1;
+		order[j].start = s->ctes[queue[j]].d.def.start;
+		order[j].end = s->ctes[queue[j]].d.def.end;
+		order[j].idx = queue[j];
+	}
+	qsort(order, (size_t) nqueue, sizeof(RwOrder), rw_order_cmp);
+	o->ctes = mr_new_array(MrCteDef, nqueue);
+	for (j = 0; j < nqueue; j++)
+	{
+		int			next = order[j].idx;
 
-		for (j = 0; j < s->nctes; j++)
-			if (selected[j] &&
-				(next < 0 || s->ctes[j].d.def.start < s->ctes[next].d.def.start))
-				next = j;
-		if (next < 0)
-			break;
-		selected[next] = false;
+		MR_CHECK_INTERRUPTS();
 		if (next == target)
 		{
 			o->cte_target = o->nctes;
@@ -560,6 +637,7 @@ rw_parse_input(RwScan *s, int first, int kw, MrOccurrence *o,
 		nnames = 1;
 		while (k + 1 < kw && rw_is_punct(s, k, ".") && rw_is_name(s, k + 1))
 		{
+			MR_CHECK_INTERRUPTS();
 			last_name = k + 1;
 			nnames++;
 			k += 2;
@@ -625,6 +703,7 @@ rw_parse_alias_cols(RwScan *s, int open, MrOccurrence *o)
 	o->alias_colnames = mr_new_array(MrSpan, (close - open) / 2 + 1);
 	for (;;)
 	{
+		MR_CHECK_INTERRUPTS();
 		if (!rw_is_name(s, k))
 		{
 			rw_syntax_error_at(s, k);
@@ -669,6 +748,7 @@ rw_occurrence_at(RwScan *s, int kw, MrOccurrence *o)
 	/* walk back over what can make up an input */
 	while (j >= 0)
 	{
+		MR_CHECK_INTERRUPTS();
 		if (rw_is_punct(s, j, ")"))
 			j = s->toks[j].match;
 		else if (!(rw_is_name(s, j) || rw_is_kw(s, j, "AS") ||
@@ -740,16 +820,63 @@ rw_occurrence_at(RwScan *s, int kw, MrOccurrence *o)
 	return 1;
 }
 
+/*
+ * The MATCH_RECOGNIZE at token k (a FROM item or a call of the function)
+ * lies inside the clause whose "(" is token open: row pattern recognition
+ * cannot be nested (ISO/IEC 9075-2, Oracle's ORA-62519).  Name the clause
+ * of the outer one that holds it: the last clause keyword at the outer
+ * clause's top level before k.
+ */
+static void
+rw_nested_error(RwScan *s, int open, int k)
+{
+	static const char *const names[][2] = {
+		{"PARTITION", "PARTITION BY"}, {"ORDER", "ORDER BY"},
+		{"MEASURES", "MEASURES"}, {"WITHIN", "WITHIN"}, {"DEFINE", "DEFINE"},
+		{"SUBSET", "SUBSET"}, {"PATTERN", "PATTERN"}, {NULL, NULL}
+	};
+	const char *where = NULL;
+	int			top = k;
+	int			j;
+
+	while (s->toks[top].parent != open && s->toks[top].parent >= 0)
+	{
+		MR_CHECK_INTERRUPTS();
+		top = s->toks[top].parent;
+	}
+	for (j = top - 1; j > open && where == NULL; j--)
+	{
+		int			w;
+
+		MR_CHECK_INTERRUPTS();
+		if (s->toks[j].parent != open)
+			continue;
+		for (w = 0; names[w][0] != NULL && where == NULL; w++)
+			if (rw_is_kw(s, j, names[w][0]))
+				where = names[w][1];
+	}
+	if (where == NULL)
+		where = "another MATCH_RECOGNIZE";
+	mr_error_set(s->err, MR_SQLSTATE_SYNTAX_ERROR, s->toks[k].tok.start,
+				 "MATCH_RECOGNIZE cannot be nested inside %s", where);
+	mr_error_hint(s->err, "Compute the inner MATCH_RECOGNIZE in a subquery of the input, or join with its result.");
+}
+
 MrOccurrence *
 mr_find_occurrences(const char *sql, int len, int *noccurrences, MrError *err)
 {
 	RwScan		s;
 	MrOccurrence *occ;
+	MrOccurrence *sorted;
+	RwOrder    *order;
+	int		   *open_clauses;
+	int			nopen = 0;
+	int		   *stack;
+	int			depth = 0;
 	int			nocc = 0;
 	int			cap = 4;
 	int			k,
-				i,
-				j;
+				i;
 
 	*noccurrences = 0;
 	if (sql == NULL || len <= 0 || !mentions_keyword(sql, len))
@@ -764,12 +891,24 @@ mr_find_occurrences(const char *sql, int len, int *noccurrences, MrError *err)
 	rw_collect_ctes(&s);
 
 	occ = mr_new_array(MrOccurrence, cap);
+	open_clauses = mr_new_array(int, s.ntoks);
 	for (k = 0; k + 1 < s.ntoks; k++)
 	{
 		int			r;
 
+		MR_CHECK_INTERRUPTS();
 		if (!rw_is_kw(&s, k, "MATCH_RECOGNIZE") || !rw_is_punct(&s, k + 1, "("))
 			continue;
+
+		/* the clauses around k (their "(" tokens), innermost last */
+		while (nopen > 0 && s.toks[open_clauses[nopen - 1]].match < k)
+			nopen--;
+		if (nopen > 0)
+		{
+			rw_nested_error(&s, open_clauses[nopen - 1], k);
+			return NULL;
+		}
+
 		if (nocc == cap)
 		{
 			cap *= 2;
@@ -779,32 +918,41 @@ mr_find_occurrences(const char *sql, int len, int *noccurrences, MrError *err)
 		if (r < 0)
 			return NULL;
 		if (r > 0)
+		{
 			nocc++;
+			open_clauses[nopen++] = k + 1;
+		}
 	}
 	if (nocc == 0)
 		return NULL;
 
-	/* text order of the items (insertion sort: there are few) */
-	for (i = 1; i < nocc; i++)
-	{
-		MrOccurrence tmp = occ[i];
-
-		for (j = i - 1; j >= 0 && occ[j].item.start > tmp.item.start; j--)
-			occ[j + 1] = occ[j];
-		occ[j + 1] = tmp;
-	}
-
-	/* nesting: an encloser starts earlier, so it has a lower index */
+	/*
+	 * Text order of the items.  Items nest properly (an item lies in the
+	 * input of another or apart from it), so one pass with a stack of the
+	 * enclosing items gives each its depth and innermost encloser.
+	 */
+	order = mr_new_array(RwOrder, nocc);
 	for (i = 0; i < nocc; i++)
 	{
-		for (j = 0; j < i; j++)
-		{
-			if (span_within(occ[i].item, occ[j].item))
-			{
-				occ[i].depth++;
-				occ[i].parent = j;	/* the last one found is the innermost */
-			}
-		}
+		order[i].start = occ[i].item.start;
+		order[i].end = occ[i].item.end;
+		order[i].idx = i;
+	}
+	qsort(order, (size_t) nocc, sizeof(RwOrder), rw_order_cmp);
+	sorted = mr_new_array(MrOccurrence, nocc);
+	for (i = 0; i < nocc; i++)
+		sorted[i] = occ[order[i].idx];
+	occ = sorted;
+
+	stack = mr_new_array(int, nocc);
+	for (i = 0; i < nocc; i++)
+	{
+		MR_CHECK_INTERRUPTS();
+		while (depth > 0 && !span_within(occ[i].item, occ[stack[depth - 1]].item))
+			depth--;
+		occ[i].depth = depth;
+		occ[i].parent = depth > 0 ? stack[depth - 1] : -1;
+		stack[depth++] = i;
 	}
 
 	*noccurrences = nocc;
@@ -822,6 +970,7 @@ mr_single_statement_end(const char *sql, int len, MrError *err)
 	mr_lexer_init_statement(&lx, sql, len, err);
 	for (;;)
 	{
+		MR_CHECK_INTERRUPTS();
 		if (!mr_lex_next(&lx, &t))
 			return -1;
 		if (t.kind == MR_TOK_EOF)

@@ -38,7 +38,7 @@
 #define MR_STREAM_PLUGIN		"match_recognize"
 #define MR_STREAM_SLOT_PREFIX	"mr_"
 
-/* columns of @extschema@.match_recognize_stream (match_recognize--1.0.sql) */
+/* columns of @extschema@.match_recognize_stream (match_recognize--1.1.sql) */
 enum
 {
 	Anum_mrs_id = 1,
@@ -75,6 +75,7 @@ enum
 	Anum_mrs_last_lsn,
 	Anum_mrs_last_commit_time,
 	Anum_mrs_updated_at,
+	Anum_mrs_bound,			/* 1.1 */
 	Natts_mrs
 };
 
@@ -95,6 +96,10 @@ extern bool mr_stream_parse_slot_name(const char *name, Oid *dboid, int32 *id,
 
 /* mr_stream_sql.c */
 extern MrQuery *mr_stream_compile(const char *sql, Oid *source);
+extern MrQuery *mr_stream_bind(const char *sql, Oid *source, List *replay);
+extern Query *mr_stream_bind_operator(const char *sql, Oid *types, int ntypes);
+extern OpExpr *mr_stream_operator_of(Query *qry, Oid keytype, Oid righttype,
+											Node **rhs);
 extern Oid	mr_stream_catalog_oid(bool missing_ok);
 extern void mr_stream_drop_slot_and_origin(const char *slot_name);
 

@@ -232,10 +232,24 @@ write_insert(LogicalDecodingContext *ctx, DecodeState *st, const DecodeRelEntry 
 	for (i = 0; i < natts; i++)
 	{
 		Form_pg_attribute a = TupleDescAttr(desc, i);
+		struct varlena *v;
 
-		if (!nulls[i] && !a->attisdropped && a->attlen == -1 &&
-			VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
-			values[i] = PointerGetDatum(detoast_external_attr((struct varlena *) DatumGetPointer(values[i])));
+		if (nulls[i] || a->attisdropped || a->attlen != -1)
+			continue;
+		v = (struct varlena *) DatumGetPointer(values[i]);
+		if (!VARATT_IS_EXTERNAL(v))
+			continue;
+
+		/*
+		 * A TOASTed value arrives as an indirect pointer to the chunks the
+		 * reorder buffer collected, valid only during this callback: the
+		 * row written out carries the value itself.  (An insert always
+		 * writes its own chunks, so an on-disk pointer cannot be left.)
+		 */
+		if (VARATT_IS_EXTERNAL_ONDISK(v))
+			elog(ERROR, "a decoded row of relation %u holds an unresolved TOAST pointer",
+				 RelationGetRelid(rel));
+		values[i] = PointerGetDatum(detoast_external_attr(v));
 	}
 	if (e->map)
 	{

@@ -42,6 +42,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
+#include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
 /* ---------- the watermark and the backfill snapshot ---------- */
@@ -62,7 +63,7 @@ set_max_seen(Datum key)
 		pfree(DatumGetPointer(S.max_seen));
 		pfree(DatumGetPointer(S.watermark));
 	}
-	S.max_seen = datumCopy(key, S.keybyval, S.keylen);
+	S.max_seen = mr_datum_copy_flat(key, S.keybyval, S.keylen);
 	S.watermark = FunctionCall2(&S.minus, S.max_seen, S.lateness);
 	S.watermark = datumCopy(S.watermark, S.keybyval, S.keylen);
 	S.have_max = true;

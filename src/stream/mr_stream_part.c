@@ -36,6 +36,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
+#include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
 /* ---------- partitions ---------- */
@@ -98,7 +99,8 @@ part_add(int64 id, uint32 hash, Datum *keyvals, bool *keynulls)
 		MemoryContext old = MemoryContextSwitchTo(S.cxt);
 
 		p->keynull[i] = keynulls[i];
-		p->key[i] = keynulls[i] ? (Datum) 0 : datumCopy(keyvals[i], a->attbyval, a->attlen);
+		p->key[i] = keynulls[i] ? (Datum) 0 :
+			mr_datum_copy_flat(keyvals[i], a->attbyval, a->attlen);
 		MemoryContextSwitchTo(old);
 	}
 	p->last_match_start = -1;
@@ -182,12 +184,38 @@ part_runtime(Part *p)
 	MemoryContextSwitchTo(old);
 }
 
+/*
+ * Push one row (input columns) into p's runtime.  The rows come from the
+ * pending and retained tables, whose rows are deleted while the runtime
+ * may still keep the values: TOAST pointers into them are fetched here, so
+ * that the runtime and the retained table get values of their own.
+ */
 void
 part_push(Part *p, Datum *values, bool *nulls, bool record)
 {
 	MemoryContext old;
 	int64		rownum;
 	int			i;
+	Datum	   *orig = values;
+	Datum	   *flat = NULL;
+
+	for (i = 0; i < S.natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(S.q->input_desc, i);
+
+		if (!nulls[i] && a->attlen == -1 &&
+			VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
+		{
+			if (flat == NULL)
+			{
+				flat = palloc(sizeof(Datum) * S.natts);
+				memcpy(flat, values, sizeof(Datum) * S.natts);
+			}
+			flat[i] = mr_datum_copy_flat(values[i], false, -1);
+		}
+	}
+	if (flat)
+		values = flat;
 
 	part_runtime(p);
 	rownum = mr_runtime_partition_rows(p->rt);
@@ -200,7 +228,7 @@ part_push(Part *p, Datum *values, bool *nulls, bool record)
 	if (p->nkeys == 0)
 		p->keys_first = rownum;
 	old = MemoryContextSwitchTo(p->cxt);
-	p->keys[p->nkeys++] = datumCopy(values[S.lead], S.keybyval, S.keylen);
+	p->keys[p->nkeys++] = mr_datum_copy_flat(values[S.lead], S.keybyval, S.keylen);
 	MemoryContextSwitchTo(old);
 
 	if (record)
@@ -225,6 +253,13 @@ part_push(Part *p, Datum *values, bool *nulls, bool record)
 	mr_runtime_push(p->rt, S.slot);
 	MemoryContextSwitchTo(old);
 	S.emit_part = NULL;
+	if (flat)
+	{
+		for (i = 0; i < S.natts; i++)
+			if (flat[i] != orig[i])
+				pfree(DatumGetPointer(flat[i]));
+		pfree(flat);
+	}
 }
 
 /* forget event times of rows before keep_from */

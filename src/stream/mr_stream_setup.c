@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  * mr_stream_setup.c
  *	  The stream's definition, set up once in each worker from its catalog
- *	  row (stream_init): the query compiled with its creator's search_path,
+ *	  row (stream_init): the query replayed from the analyses create_stream
+ *	  bound it with (no name is resolved here; a stream created before 1.1
+ *	  has none and is compiled with its creator's search_path, as then),
  *	  the event time's comparison and the operators for the lateness and
  *	  the WITHIN bound, hashing and equality of the PARTITION BY key, the
  *	  map from the query's input columns to the source's attributes, the
@@ -26,7 +28,10 @@
 #include "access/table.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "executor/tuptable.h"
 #include "lib/stringinfo.h"
 #include "utils/builtins.h"
@@ -79,14 +84,32 @@ stream_init(Relation catrel, HeapTuple tup)
 	char	   *cols;
 	StringInfoData b;
 	Oid		   *types;
+	List	   *bound = NIL;
 
 	old = MemoryContextSwitchTo(S.cxt);
-	/* the creator's search_path: the query's names resolve as they did */
-	d = heap_getattr(tup, Anum_mrs_search_path, cd, &isnull);
-	if (!isnull)
-		SetConfigOption("search_path", TextDatumGetCString(d), PGC_USERSET, PGC_S_SESSION);
 	query = TextDatumGetCString(heap_getattr(tup, Anum_mrs_query, cd, &isnull));
-	S.q = mr_stream_compile(query, &S.source);
+	isnull = true;
+	if (cd->natts >= Anum_mrs_bound)
+		d = heap_getattr(tup, Anum_mrs_bound, cd, &isnull);
+	if (!isnull)
+	{
+		/* the query as create_stream bound it: replayed, no name resolved */
+		bound = (List *) stringToNode(TextDatumGetCString(d));
+		if (!IsA(bound, List) || list_length(bound) < 2 || !IsA(linitial(bound), List) ||
+			!IsA(lsecond(bound), Query))
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the bound query of the stream is invalid")));
+		S.q = mr_stream_bind(query, &S.source, linitial(bound));
+	}
+	else
+	{
+		/* a stream created before 1.1: the creator's search_path, as then */
+		d = heap_getattr(tup, Anum_mrs_search_path, cd, &isnull);
+		if (!isnull)
+			SetConfigOption("search_path", TextDatumGetCString(d), PGC_USERSET, PGC_S_SESSION);
+		S.q = mr_stream_compile(query, &S.source);
+	}
 	S.output = DatumGetObjectId(heap_getattr(tup, Anum_mrs_output, cd, &isnull));
 	if (S.source != DatumGetObjectId(heap_getattr(tup, Anum_mrs_source, cd, &isnull)))
 		ereport(ERROR,
@@ -111,11 +134,57 @@ stream_init(Relation catrel, HeapTuple tup)
 	fmgr_info_copy(&S.keycmp, &tce->cmp_proc_finfo, S.cxt);
 	late_type = DatumGetObjectId(heap_getattr(tup, Anum_mrs_lateness_type, cd, &isnull));
 	S.lateness = text_datum(late_type, TextDatumGetCString(heap_getattr(tup, Anum_mrs_lateness, cd, &isnull)));
-	lookup_operator("-", S.keytype, late_type, S.keytype, &S.minus);
+	S.has_within = S.q->clause->has_within;
+	if (bound)
+	{
+		OpExpr	   *op = mr_stream_operator_of(lsecond(bound), S.keytype, late_type, NULL);
+
+		if (op == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the bound lateness operator of the stream is invalid")));
+		fmgr_info_cxt(op->opfuncid, &S.minus, S.cxt);
+	}
+	else
+		lookup_operator("-", S.keytype, late_type, S.keytype, &S.minus);
 
 	/* the WITHIN bound, evaluated once */
-	S.has_within = S.q->clause->has_within;
-	if (S.has_within)
+	if (S.has_within && bound)
+	{
+		Query	   *wq = list_length(bound) >= 3 ? lthird(bound) : NULL;
+		TargetEntry *tle;
+		Node	   *rhs;
+		OpExpr	   *op = NULL;
+		ExprState  *es;
+		ExprContext *econtext;
+		Oid			btype = InvalidOid;
+		int16		len;
+		bool		byval;
+
+		if (wq && IsA(wq, Query) && list_length(wq->targetList) == 1)
+		{
+			tle = linitial_node(TargetEntry, wq->targetList);
+			if (IsA(tle->expr, OpExpr) && list_length(((OpExpr *) tle->expr)->args) == 2)
+				btype = exprType(lsecond(((OpExpr *) tle->expr)->args));
+			op = mr_stream_operator_of(wq, S.keytype, btype, &rhs);
+		}
+		if (op == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("the bound WITHIN operator of the stream is invalid")));
+		fmgr_info_cxt(op->opfuncid, &S.plus, S.cxt);
+		es = ExecInitExpr(expression_planner((Expr *) rhs), NULL);
+		econtext = CreateStandaloneExprContext();
+		d = ExecEvalExprSwitchContext(es, econtext, &isnull);
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the WITHIN bound is null")));
+		get_typlenbyval(btype, &len, &byval);
+		S.bound = datumCopy(d, byval, len);
+		FreeExprContext(econtext, true);
+	}
+	else if (S.has_within)
 	{
 		MrSpan		w = S.q->clause->within;
 		char	   *sql = psprintf("SELECT (%.*s)", w.end - w.start, S.q->text + w.start);

@@ -32,7 +32,12 @@
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/analyze.h"
 #include "parser/parse_oper.h"
+#include "parser/parser.h"
+#include "rewrite/rewriteManip.h"
 #include "replication/origin.h"
 #include "replication/slot.h"
 #include "storage/lmgr.h"
@@ -91,22 +96,25 @@ mr_stream_drop_slot_and_origin(const char *slot_name)
 }
 
 /*
- * Compile a stream's query: "SELECT * FROM <table> MATCH_RECOGNIZE (...)"
- * or the FROM item alone.  Sets *source to the table.
+ * Bind a stream's query: "SELECT * FROM <table> MATCH_RECOGNIZE (...)" or the
+ * FROM item alone.  Sets *source to the table, taken from the bound input
+ * query.  With replay (the analyses create_stream recorded), no name is
+ * resolved: the worker does this.
  */
 MrQuery *
-mr_stream_compile(const char *sql, Oid *source)
+mr_stream_bind(const char *sql, Oid *source, List *replay)
 {
 	int			len = strlen(sql);
 	int			nocc = 0;
 	MrError		err;
 	MrOccurrence *occ;
 	MrTextOrigin origin;
+	MrBindOptions opts;
 	char	   *prefix;
 	char	   *p;
 	int			i;
-	List	   *names;
-	Oid			relid;
+	Query	   *input;
+	RangeTblEntry *rte;
 	char		relkind;
 	int			end;
 	MrQuery    *q;
@@ -129,8 +137,11 @@ mr_stream_compile(const char *sql, Oid *source)
 	/* what precedes the item must be nothing or "SELECT * FROM" */
 	prefix = pnstrdup(sql, occ[0].item.start);
 	for (p = prefix, i = 0; *p; p++)
+	{
+		CHECK_FOR_INTERRUPTS();
 		if (!isspace((unsigned char) *p))
 			prefix[i++] = pg_ascii_tolower((unsigned char) *p);
+	}
 	prefix[i] = '\0';
 	if ((i != 0 && strcmp(prefix, "select*from") != 0) || occ[0].item.end != end)
 		ereport(ERROR,
@@ -144,18 +155,23 @@ mr_stream_compile(const char *sql, Oid *source)
 				 errmsg("the input of a stream must be a table"),
 				 errdetail("A subquery cannot be read through logical decoding.")));
 
-	names = stringToQualifiedNameList(pnstrdup(sql + occ[0].input_primary.start,
-											   occ[0].input_primary.end - occ[0].input_primary.start));
-	relid = RangeVarGetRelid(makeRangeVarFromNameList(names), AccessShareLock, false);
-	relkind = get_rel_relkind(relid);
+	memset(&opts, 0, sizeof(opts));
+	opts.params_refused = "A stream's query cannot have parameters.";
+	opts.replay = replay;
+	q = mr_query_bind(sql + occ[0].item.start, occ[0].item.end - occ[0].item.start,
+					  &origin, &opts);
+
+	/* the table, as the input query was bound */
+	input = q->input_analysed;
+	rte = list_length(input->rtable) == 1 ? linitial_node(RangeTblEntry, input->rtable) : NULL;
+	relkind = rte && rte->rtekind == RTE_RELATION ? get_rel_relkind(rte->relid) : '\0';
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("the input of a stream must be a table"),
-				 errdetail("\"%s\" is not a table or partitioned table.", get_rel_name(relid))));
-	*source = relid;
-	q = mr_query_compile(sql + occ[0].item.start, occ[0].item.end - occ[0].item.start,
-						 &origin);
+				 rte && rte->rtekind == RTE_RELATION ?
+				 errdetail("\"%s\" is not a table or partitioned table.", get_rel_name(rte->relid)) : 0));
+	*source = rte->relid;
 
 	/*
 	 * Subqueries run as planned queries that the runtime keeps open across
@@ -167,6 +183,11 @@ mr_stream_compile(const char *sql, Oid *source)
 	for (i = 0; i < q->clause->nmeasures; i++)
 		if (q->measures[i]->plan)
 			has_subquery = true;
+	if (q->within && q->within->plan)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a subquery in WITHIN is not supported in streams"),
+				 errhint("Write the bound as a constant.")));
 	for (i = 0; i < q->nslots; i++)
 	{
 		if (q->slots[i].row.plan)
@@ -184,6 +205,63 @@ mr_stream_compile(const char *sql, Oid *source)
 				 errdetail("A subquery would read other tables as they are when each batch runs, so the stream could neither replay exactly nor equal the batch query."),
 				 errhint("Join the needed values into the source table, or use constants.")));
 	return q;
+}
+
+MrQuery *
+mr_stream_compile(const char *sql, Oid *source)
+{
+	return mr_stream_bind(sql, source, NIL);
+}
+
+/*
+ * The stream's operators, bound with the query: "SELECT $1 - $2" (event
+ * time minus lateness) and, with WITHIN, "SELECT $1 + (<bound>)" (event time
+ * plus the bound), $1 of the event time's type.  Each must be one operator
+ * applied to the parameters as they are, returning the event time's type.
+ */
+Query *
+mr_stream_bind_operator(const char *sql, Oid *types, int ntypes)
+{
+	List	   *raw = raw_parser(sql, RAW_PARSE_DEFAULT);
+
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("invalid WITHIN bound of a stream")));
+	return parse_analyze_fixedparams(linitial_node(RawStmt, raw), sql, types, ntypes, NULL);
+}
+
+/* the operator of such a query; *rhs its right operand when not $2 */
+OpExpr *
+mr_stream_operator_of(Query *qry, Oid keytype, Oid righttype, Node **rhs)
+{
+	TargetEntry *tle;
+	OpExpr	   *op;
+	Node	   *l;
+	Node	   *r;
+
+	if (!IsA(qry, Query) || qry->commandType != CMD_SELECT || qry->rtable != NIL ||
+		list_length(qry->targetList) != 1 || qry->hasSubLinks || qry->hasAggs)
+		return NULL;
+	tle = linitial_node(TargetEntry, qry->targetList);
+	if (!IsA(tle->expr, OpExpr) || list_length(((OpExpr *) tle->expr)->args) != 2)
+		return NULL;
+	op = (OpExpr *) tle->expr;
+	l = linitial(op->args);
+	r = lsecond(op->args);
+	if (op->opresulttype != keytype || !IsA(l, Param) || ((Param *) l)->paramid != 1 ||
+		((Param *) l)->paramtype != keytype)
+		return NULL;
+	if (rhs)
+	{
+		if (exprType(r) != righttype || contain_var_clause(r) || checkExprHasSubLink(r))
+			return NULL;
+		*rhs = r;
+	}
+	else if (!IsA(r, Param) || ((Param *) r)->paramid != 2 || ((Param *) r)->paramtype != righttype)
+		return NULL;
+	set_opfuncid(op);
+	return op;
 }
 
 /* ---------- create ---------- */
@@ -291,7 +369,6 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	char	   *out_q;
 	const char *schema_q;
 	StringInfoData sql;
-	Oid			opr;
 	Oid			typout;
 	bool		typvarlena;
 	int			i;
@@ -304,6 +381,9 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	Oid			pending_oid,
 				retained_oid,
 				parts_oid;
+	Query	   *lateness_q;
+	Operator	opr;
+	List	   *operators = NIL;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
@@ -400,8 +480,16 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("lateness must be given with a type"),
 				 errhint("Write for example lateness => interval '10 seconds', or lateness => 5 for an integer event time.")));
-	opr = OpernameGetOprid(list_make1(makeString("-")), keytype, late_type);
-	if (!OidIsValid(opr) || get_op_rettype(opr) != keytype)
+	lateness_q = NULL;
+	opr = oper(NULL, list_make1(makeString("-")), keytype, late_type, true, -1);
+	if (opr != NULL)
+	{
+		Oid			t2[2] = {keytype, late_type};
+
+		ReleaseSysCache(opr);
+		lateness_q = mr_stream_bind_operator("SELECT $1 - $2", t2, 2);
+	}
+	if (lateness_q == NULL || mr_stream_operator_of(lateness_q, keytype, late_type, NULL) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("lateness of type %s cannot be subtracted from the event time of type %s",
@@ -414,6 +502,25 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 				 errdetail("The event time \"%s\" is of type %s.",
 						   NameStr(TupleDescAttr(q->input_desc, q->order_cols[0])->attname),
 						   format_type_be(keytype))));
+	if (q->clause->has_within)
+	{
+		MrSpan		w = q->clause->within;
+		Query	   *within_q = mr_stream_bind_operator(psprintf("SELECT $1 + (%.*s)", w.end - w.start,
+																q->text + w.start),
+													   &keytype, 1);
+		Node	   *rhs;
+		TargetEntry *tle = linitial_node(TargetEntry, within_q->targetList);
+
+		if (mr_stream_operator_of(within_q, keytype, IsA(tle->expr, OpExpr) ?
+								  exprType(lsecond(((OpExpr *) tle->expr)->args)) : InvalidOid,
+								  &rhs) == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("the WITHIN bound cannot be added to the event time of type %s",
+							format_type_be(keytype)),
+					 errdetail("A stream needs an operator + that takes the event time and the bound, as they are, and returns the event time's type, and a bound without subqueries.")));
+		operators = lappend(operators, within_q);
+	}
 	if (!q->clause->has_within)
 		ereport(NOTICE,
 				(errmsg("the stream's pattern has no WITHIN: its state and its latency are unbounded"),
@@ -439,6 +546,14 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 
 	catalog = mr_stream_catalog_oid(false);
 	ext = get_extension_oid("match_recognize", false);
+	rel = table_open(catalog, AccessShareLock);
+	i = RelationGetNumberOfAttributes(rel);
+	table_close(rel, AccessShareLock);
+	if (i < Anum_mrs_bound)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"match_recognize\" must be updated to create streams"),
+				 errhint("Run ALTER EXTENSION match_recognize UPDATE.")));
 
 	/* 2. id, lock, slot: no writes before the slot exists */
 	LockRelationOid(catalog, ShareRowExclusiveLock);
@@ -532,6 +647,9 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	SETV(Anum_mrs_output, ObjectIdGetDatum(output));
 	SETV(Anum_mrs_query, CStringGetTextDatum(query));
 	SETV(Anum_mrs_search_path, CStringGetTextDatum(GetConfigOptionByName("search_path", NULL, false)));
+	/* the bound query: the worker replays it, no name is resolved again */
+	SETV(Anum_mrs_bound, CStringGetTextDatum(nodeToString(list_concat(list_make2(mr_query_analyses(q), lateness_q),
+																	  operators))));
 	getTypeOutputInfo(late_type, &typout, &typvarlena);
 	SETV(Anum_mrs_lateness, CStringGetTextDatum(OidOutputFunctionCall(typout, lateness)));
 	SETV(Anum_mrs_lateness_type, ObjectIdGetDatum(late_type));

@@ -3,8 +3,11 @@
  *	  libFuzzer target for the clause parser (src/core/mr_clause_parse.c).
  *
  * Each input is parsed as "<input> MATCH_RECOGNIZE ( ... )"; a parsed clause
- * is also rendered with mr_pattern_to_string, re-parsed from its rendering
- * (which must give the same pattern), and compiled with mr_compile_pattern.
+ * must keep the AST invariants (also the standard's: no alternation with
+ * fewer than two alternatives, no empty PERMUTE, no quantifier with an upper
+ * bound of 0), is rendered with mr_pattern_to_string, re-parsed from its
+ * rendering (which must give the same pattern), and compiled with
+ * mr_compile_pattern.
  *
  * mr_program.c may not be linked into every build of this target: unless
  * MR_FUZZ_COMPILE is defined (the call is then made unconditionally), the
@@ -38,7 +41,11 @@ check_pattern(const MrClause *c, const MrPattern *p)
 	if ((p->kind == MR_PAT_QUANT || p->kind == MR_PAT_EXCLUDE) && p->nchildren != 1)
 		abort();
 	if (p->kind == MR_PAT_QUANT &&
-		(p->min < 0 || (p->max != MR_QUANT_INF && p->max < p->min)))
+		(p->min < 0 || (p->max != MR_QUANT_INF && p->max < p->min) || p->max == 0))
+		abort();
+	if ((p->kind == MR_PAT_ALT || p->kind == MR_PAT_CONCAT) && p->nchildren < 2)
+		abort();
+	if (p->kind == MR_PAT_PERMUTE && p->nchildren < 1)
 		abort();
 	if (p->pos < 0 || p->pos > c->textlen)
 		abort();

@@ -8,7 +8,8 @@
  * whose spans lie inside the text, each nested as its item says: the input
  * and the clause inside the item, the input before the clause, the clause
  * starting at a MATCH_RECOGNIZE keyword and ending at ')'; parents enclose
- * their children.  mr_single_statement_end must return -1 with an error, or
+ * their children, the depth is the number of enclosing items, and no item
+ * lies inside another's clause (that nesting is an error).  mr_single_statement_end must return -1 with an error, or
  * an offset inside the text.
  */
 #include <stdint.h>
@@ -77,6 +78,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (o->parent >= 0)
 				check_within(o->item, occ[o->parent].item);
 			if (i > 0 && o->item.start < occ[i - 1].item.start)
+				abort();
+		}
+		for (i = 0; i < n && n <= 200; i++)
+		{
+			int			j;
+			int			enclosers = 0;
+
+			for (j = 0; j < n; j++)
+			{
+				if (j == i)
+					continue;
+				if (occ[i].item.start >= occ[j].item.start &&
+					occ[i].item.end <= occ[j].item.end)
+					enclosers++;
+				if (occ[i].clause.start > occ[j].clause.start &&
+					occ[i].clause.start < occ[j].clause.end)
+					abort();
+			}
+			if (enclosers != occ[i].depth)
 				abort();
 		}
 	}

@@ -250,7 +250,8 @@ test_quantifiers(void)
 	check_quant("A{2,5}", 2, 5, false);
 	check_quant("A{ 2 , 5 }", 2, 5, false);
 	check_quant("A{,}", 0, MR_QUANT_INF, false);
-	check_quant("A{0}", 0, 0, false);
+	check_quant("A{0,1}", 0, 1, false);
+	check_quant("A{0,}", 0, MR_QUANT_INF, false);
 	check_quant("A{1000000000}", 1000000000, 1000000000, false);
 	check_quant("A{0001000000000,}", 1000000000, MR_QUANT_INF, false);
 }
@@ -424,7 +425,11 @@ test_exclusion(void)
 	MR_CHECK_STR(render("A{2} {-B-}"), "A{2} {- B -}");
 	MR_CHECK_STR(render_or_error("{--}"), "(error)");	/* "--" starts a comment */
 	MR_CHECK_STR(last_err.message, "syntax error at end of input");
-	MR_CHECK_STR(render("{- -}"), "{- () -}");
+	/* an exclusion needs a pattern: "()" is one, nothing is not */
+	MR_CHECK_STR(render("{- () -}"), "{- () -}");
+	MR_CHECK_STR(render_or_error("{- -}"), "(error)");
+	MR_CHECK_STR(last_err.message, "row pattern exclusion cannot be empty");
+	MR_CHECK_INT(last_err.position, 31);
 }
 
 static void
@@ -439,12 +444,12 @@ test_empty(void)
 		MR_CHECK_INT(c->pattern->pos, 28);
 		MR_CHECK_INT(c->nvars, 0);
 	}
-	c = parse_pattern("");
+	c = parse_pattern("( )");
 	MR_CHECK(c != NULL);
 	if (c)
 		MR_CHECK_INT(c->pattern->kind, MR_PAT_EMPTY);
 
-	c = parse_pattern("(A|)");
+	c = parse_pattern("(A|())");
 	MR_CHECK(c != NULL);
 	if (c)
 	{
@@ -1047,8 +1052,9 @@ test_quantifier_errors(void)
 {
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A{3,2}))", "42601", 29,
 				"quantifier lower bound 3 exceeds upper bound 2");
-	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A{5,0}?))", "42601", 29,
-				"quantifier lower bound 5 exceeds upper bound 0");
+	/* an upper bound of 0 is checked first, as Trino does */
+	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A{5,0}?))", "42601", 32,
+				"quantifier upper bound must be greater than 0");
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A{1000000001}))", "54000", 30,
 				"quantifier bound 1000000001 is too large");
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A{1,99999999999999999999}))", "54000", 32,
@@ -1091,21 +1097,21 @@ test_syntax_errors(void)
 
 	/* sections out of order: the error is at the misplaced keyword */
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A) ORDER BY x)", "42601", 31,
-				"syntax error at or near \"ORDER\"");
+				"ORDER BY must come before PATTERN");
 	CHECK_ERROR("t MATCH_RECOGNIZE (ORDER BY x PARTITION BY y PATTERN (A))", "42601", 30,
-				"syntax error at or near \"PARTITION\"");
+				"PARTITION BY must come before ORDER BY");
 	CHECK_ERROR("t MATCH_RECOGNIZE (ONE ROW PER MATCH MEASURES x AS y PATTERN (A))", "42601", 37,
-				"syntax error at or near \"MEASURES\"");
+				"MEASURES must come before ONE ROW PER MATCH");
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS true SUBSET U = (A))", "42601", 48,
-				"syntax error at or near \"SUBSET\"");
+				"SUBSET must come before DEFINE");
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS true ORDER BY x)", "42601", 48,
-				"syntax error at or near \"ORDER\"");
+				"ORDER BY must come before PATTERN");
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x AFTER MATCH SKIP PAST LAST ROW)",
-				"42601", 45, "syntax error at or near \"AFTER\"");
+				"42601", 45, "AFTER MATCH SKIP must come before PATTERN");
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN (A) PATTERN (B))", "42601", 31,
-				"syntax error at or near \"PATTERN\"");
+				"multiple PATTERN clauses not allowed");
 	CHECK_ERROR("t MATCH_RECOGNIZE (AFTER MATCH SKIP TO NEXT ROW ALL ROWS PER MATCH PATTERN (A))",
-				"42601", 48, "syntax error at or near \"ALL\"");
+				"42601", 48, "ALL ROWS PER MATCH must come before AFTER MATCH SKIP");
 
 	/* pattern syntax */
 	CHECK_ERROR("t MATCH_RECOGNIZE (PATTERN A)", "42601", 27,
@@ -1250,10 +1256,10 @@ test_to_string(void)
 	check_round_trip("{- A | B C -}", "{- A | B C -}");
 	check_round_trip("a \"b\" \"C\" \"d e\" \"x\"\"y\"", "A \"b\" C \"d e\" \"x\"\"y\"");
 	check_round_trip("()", "()");
-	check_round_trip("(A|)", "A | ()");
+	check_round_trip("(A|())", "A | ()");
 	check_round_trip("^(^A)B", "^^A B");
 	check_round_trip("(^A^)", "^A ^");
-	check_round_trip("A{0}", "A{0}");
+	check_round_trip("A{0,1}", "A?");
 	check_round_trip("A{1}", "A{1}");
 	check_round_trip("A{1000000000,}", "A{1000000000,}");
 
@@ -1341,6 +1347,506 @@ test_many_elements(void)
 	MR_CHECK_INT(nth_pos_of(text, "V5 AS", 1), c->defines[294].pos);
 }
 
+/* ----------------------------------------------------------------
+ * stray words, clause order, empty patterns, nesting, interrupts
+ * ----------------------------------------------------------------
+ */
+
+/* like CHECK_ERROR, and the hint too ("" for none) */
+#define CHECK_ERROR_HINT(text, state, pos, msg, hnt) \
+	do { \
+		const char *_t = (text); \
+		MrError _e; \
+		MrClause *_c = mr_parse_clause(_t, (int) strlen(_t), &_e); \
+		MR_CHECK(_c == NULL); \
+		if (_c == NULL) { \
+			MR_CHECK_STR(_e.sqlstate, (state)); \
+			MR_CHECK_INT(_e.position, (pos)); \
+			MR_CHECK_STR(_e.message, (msg)); \
+			MR_CHECK_STR(_e.hint, (hnt)); \
+		} \
+	} while (0)
+
+static const char *const ORDER_HINT =
+"The clauses of MATCH_RECOGNIZE come in this order: PARTITION BY, ORDER BY, MEASURES, "
+"ONE ROW PER MATCH or ALL ROWS PER MATCH, AFTER MATCH SKIP, PATTERN, WITHIN, SUBSET, DEFINE.";
+
+static const char *const PARTITION_HINT =
+"PARTITION BY takes input columns separated by commas.";
+static const char *const ORDER_BY_HINT =
+"ORDER BY takes input columns separated by commas, each optionally followed by "
+"ASC or DESC and NULLS FIRST or NULLS LAST.";
+static const char *const MEASURE_HINT =
+"A measure is an expression followed by [AS] alias; measures are separated by commas.";
+static const char *const DEFINE_HINT =
+"A definition is written variable AS condition; definitions are separated by commas.";
+
+/* a word after a PARTITION BY / ORDER BY item is no alias: a syntax error there */
+static void
+test_stray_words(void)
+{
+	const char *t;
+
+	t = "t MATCH_RECOGNIZE (ORDER BY y DESCENDING PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "DESCENDING"),
+					 "syntax error at or near \"DESCENDING\"", "Perhaps you meant DESC.");
+	t = "t MATCH_RECOGNIZE (ORDER BY y ascending PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "ascending"),
+					 "syntax error at or near \"ascending\"", "Perhaps you meant ASC.");
+	t = "t MATCH_RECOGNIZE (PARTITION BY x y ORDER BY z PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "y ORDER"),
+					 "syntax error at or near \"y\"", PARTITION_HINT);
+	t = "t MATCH_RECOGNIZE (ORDER BY x SEEK PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "SEEK"),
+					 "syntax error at or near \"SEEK\"", ORDER_BY_HINT);
+	t = "t MATCH_RECOGNIZE (PARTITION BY x AS y PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "AS y"),
+					 "syntax error at or near \"AS\"", PARTITION_HINT);
+	t = "t MATCH_RECOGNIZE (PARTITION BY a, b \"c\" PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "\"c\""),
+					 "syntax error at or near \"\"c\"\"", PARTITION_HINT);
+	t = "t MATCH_RECOGNIZE (PARTITION BY x ORDR BY y PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "ORDR"),
+					 "syntax error at or near \"ORDR\"", "Perhaps you meant ORDER.");
+	t = "t MATCH_RECOGNIZE (ORDER BY x DESC y PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "y PATTERN"),
+					 "syntax error at or near \"y\"", ORDER_BY_HINT);
+	t = "t MATCH_RECOGNIZE (MEASURES x AS y z PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "z PATTERN"),
+					 "syntax error at or near \"z\"", MEASURE_HINT);
+	t = "t MATCH_RECOGNIZE (PATTERN (A B) SUBSET U = (A) V = (B))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "V ="), "syntax error at or near \"V\"",
+					 "A subset is written name = (variable [, ...]); subsets are separated by commas.");
+	t = "t MATCH_RECOGNIZE (ORDER BY x DESC NULS LAST PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "NULS"),
+					 "syntax error at or near \"NULS\"", "Perhaps you meant NULLS.");
+	t = "t MATCH_RECOGNIZE (ORDER BY x NULLS LATS PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "LATS"),
+					 "syntax error at or near \"LATS\"", "Perhaps you meant LAST.");
+	t = "t MATCH_RECOGNIZE (ORDER BY x USING < PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "USING"),
+					 "syntax error at or near \"USING\"", ORDER_BY_HINT);
+
+	/* DEFINE and WITHIN take no alias either; a missing comma shows */
+	t = "t MATCH_RECOGNIZE (PATTERN (A B) DEFINE A AS x > 0 B AS x < 0)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "B AS x <"),
+					 "syntax error at or near \"B\"", DEFINE_HINT);
+	t = "t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x IS NULL z)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "z)"),
+					 "syntax error at or near \"z\"", DEFINE_HINT);
+	t = "t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS f(x) AS y)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "AS y"),
+					 "syntax error at or near \"AS\"", DEFINE_HINT);
+	t = "t MATCH_RECOGNIZE (PATTERN (A) WITHIN INTERVAL '1' DAY later DEFINE A AS true)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "later"), "syntax error at or near \"later\"",
+					 "WITHIN takes one expression, such as INTERVAL '10' MINUTE.");
+
+	/* MEASURES: one word is Oracle's alias, a second one is an error */
+	t = "t MATCH_RECOGNIZE (MEASURES MATCH_NUMBER() mn PATERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "PATERN"),
+					 "syntax error at or near \"PATERN\"", "Perhaps you meant PATTERN.");
+	t = "t MATCH_RECOGNIZE (MEASURES count(*) PATERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "PATERN"),
+					 "syntax error at or near \"PATERN\"", "Perhaps you meant PATTERN.");
+	t = "t MATCH_RECOGNIZE (MEASURES a b c PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "c PATTERN"),
+					 "syntax error at or near \"c\"", MEASURE_HINT);
+	t = "t MATCH_RECOGNIZE (MEASURES a b AS c PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "AS c"),
+					 "syntax error at or near \"AS\"", MEASURE_HINT);
+	t = "t MATCH_RECOGNIZE (MEASURES a b + 1 PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "+"),
+					 "syntax error at or near \"+\"", MEASURE_HINT);
+	/* a clause keyword after an operand begins the clause, also in MEASURES */
+	t = "t MATCH_RECOGNIZE (MEASURES count(*) AS c ONE ROWS PER MATCH PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "ROWS"),
+					 "syntax error at or near \"ROWS\"", "Perhaps you meant ROW.");
+	t = "t MATCH_RECOGNIZE (MEASURES count(*) c ALL ROW PER MATCH PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "ROW PER"),
+					 "syntax error at or near \"ROW\"", "Perhaps you meant ROWS.");
+	t = "t MATCH_RECOGNIZE (MEASURES x AS y, ONE ROW PER MATCH PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "ONE"),
+					 "syntax error at or near \"ONE\"", "MEASURES needs an expression here.");
+
+	/* expressions that do continue after an operand still parse */
+	{
+		const char *ok[] = {
+			"t MATCH_RECOGNIZE (ORDER BY x COLLATE \"C\" DESC NULLS LAST PATTERN (A))",
+			"t MATCH_RECOGNIZE (PARTITION BY x::double precision, y::character varying "
+			"ORDER BY z::timestamp with time zone PATTERN (A))",
+			"t MATCH_RECOGNIZE (ORDER BY ts AT TIME ZONE 'UTC' PATTERN (A))",
+			"t MATCH_RECOGNIZE (PATTERN (A) WITHIN interval '1' day to second DEFINE A AS true)",
+			"t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x IS NOT DISTINCT FROM y AND "
+			"z NOT LIKE 'a!%' ESCAPE '!' OR x BETWEEN 1 AND 2 OR x ISNULL OR y NOTNULL)",
+			"t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS CASE WHEN x THEN y ELSE z END "
+			"AND (a, b) OVERLAPS (c, d) AND x::int ARRAY = y AND x OPERATOR(pg_catalog.=) y)",
+			"t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS count(*) FILTER (WHERE x) > 1 AND "
+			"percentile_cont(0.5) WITHIN GROUP (ORDER BY x) > 0 AND x IS NFC NORMALIZED)",
+			"t MATCH_RECOGNIZE (MEASURES x::timestamp without time zone AS a, "
+			"x::bit varying AS b, interval '1' year to month AS c, FINAL LAST(x) d, "
+			"CASE WHEN x THEN 1 END e, x IS NULL AS f PATTERN (A))",
+			NULL
+		};
+		int			i;
+
+		for (i = 0; ok[i]; i++)
+			MR_CHECK(parse(ok[i]) != NULL);
+	}
+}
+
+/* a clause out of place, repeated or misspelled is named as such */
+static void
+test_clause_order(void)
+{
+	const char *t;
+
+	t = "t MATCH_RECOGNIZE (ORDER BY x DEFINE A AS true PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "PATTERN"),
+					 "PATTERN must come before DEFINE", ORDER_HINT);
+	t = "t MATCH_RECOGNIZE (ORDER BY x PATTERN (A) MEASURES count(*) AS c)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "MEASURES"),
+					 "MEASURES must come before PATTERN", ORDER_HINT);
+	/* the first clause seen that should have come later is named */
+	t = "t MATCH_RECOGNIZE (AFTER MATCH SKIP PAST LAST ROW PATTERN (A) DEFINE A AS x ORDER BY x)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "ORDER"),
+					 "ORDER BY must come before AFTER MATCH SKIP", ORDER_HINT);
+	t = "t MATCH_RECOGNIZE (PATTERN (A) SUBSET U = (A) WITHIN interval '1' day)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "WITHIN"),
+					 "WITHIN must come before SUBSET", ORDER_HINT);
+	t = "t MATCH_RECOGNIZE (ALL ROWS PER MATCH MEASURES x AS y PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "MEASURES"),
+					 "MEASURES must come before ALL ROWS PER MATCH", ORDER_HINT);
+
+	/* repeated clauses */
+	t = "t MATCH_RECOGNIZE (PARTITION BY a PARTITION BY b PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", nth_pos_of(t, "PARTITION", 2),
+					 "multiple PARTITION BY clauses not allowed", "");
+	t = "t MATCH_RECOGNIZE (ORDER BY a ORDER BY b PATTERN (A))";
+	CHECK_ERROR(t, "42601", nth_pos_of(t, "ORDER", 2), "multiple ORDER BY clauses not allowed");
+	t = "t MATCH_RECOGNIZE (MEASURES a AS b MEASURES c AS d PATTERN (A))";
+	CHECK_ERROR(t, "42601", nth_pos_of(t, "MEASURES", 2), "multiple MEASURES clauses not allowed");
+	t = "t MATCH_RECOGNIZE (ONE ROW PER MATCH ALL ROWS PER MATCH PATTERN (A))";
+	CHECK_ERROR(t, "42601", pos_of(t, "ALL"), "multiple ROWS PER MATCH clauses not allowed");
+	t = "t MATCH_RECOGNIZE (AFTER MATCH SKIP TO NEXT ROW AFTER MATCH SKIP PAST LAST ROW PATTERN (A))";
+	CHECK_ERROR(t, "42601", nth_pos_of(t, "AFTER", 2), "multiple AFTER MATCH SKIP clauses not allowed");
+	t = "t MATCH_RECOGNIZE (PATTERN (A) WITHIN 1 WITHIN 2)";
+	CHECK_ERROR(t, "42601", nth_pos_of(t, "WITHIN", 2), "multiple WITHIN clauses not allowed");
+	t = "t MATCH_RECOGNIZE (PATTERN (A) SUBSET U = (A) SUBSET V = (A))";
+	CHECK_ERROR(t, "42601", nth_pos_of(t, "SUBSET", 2), "multiple SUBSET clauses not allowed");
+	t = "t MATCH_RECOGNIZE (PATTERN (A B) DEFINE A AS x > 0 DEFINE B AS true)";
+	CHECK_ERROR(t, "42601", nth_pos_of(t, "DEFINE", 2), "multiple DEFINE clauses not allowed");
+
+	/* misspelled keywords */
+	t = "t MATCH_RECOGNIZE (ORDER BY x PATERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "PATERN"),
+					 "syntax error at or near \"PATERN\"", "Perhaps you meant PATTERN.");
+	t = "t MATCH_RECOGNIZE (PATERN (A) DEFINE A AS true)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "PATERN"),
+					 "syntax error at or near \"PATERN\"", "Perhaps you meant PATTERN.");
+	t = "t MATCH_RECOGNIZE (PATTERN (A) DEFIN A AS true)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "DEFIN"),
+					 "syntax error at or near \"DEFIN\"", "Perhaps you meant DEFINE.");
+	t = "t MATCH_RECOGNIZE (ORDER BY x MESURES count(*) AS c PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "MESURES"),
+					 "syntax error at or near \"MESURES\"", "Perhaps you meant MEASURES.");
+	t = "t MATCH_RECOGNIZE (MESURES count(*) AS c PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "MESURES"),
+					 "syntax error at or near \"MESURES\"", "Perhaps you meant MEASURES.");
+	t = "t MATCH_RECOGNIZE (PATTERN (A) SUBSTE U = (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "SUBSTE"),
+					 "syntax error at or near \"SUBSTE\"", "Perhaps you meant SUBSET.");
+	t = "t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x > 0 SUBST U = (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "SUBST"),
+					 "syntax error at or near \"SUBST\"", "Perhaps you meant SUBSET.");
+	t = "t MATCH_RECOGNIZE (AFTER MATCH SKIP PAST LAST ROWS PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "ROWS"),
+					 "syntax error at or near \"ROWS\"", "Perhaps you meant ROW.");
+	t = "t MATCH_RECOGNIZE (AFTER MATCH SKIPS TO NEXT ROW PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "SKIPS"),
+					 "syntax error at or near \"SKIPS\"", "Perhaps you meant SKIP.");
+	t = "t MATCH_RECOGNIZE (AFTER MATCH SKIP PASS LAST ROW PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "PASS"),
+					 "syntax error at or near \"PASS\"", "Perhaps you meant PAST.");
+	t = "t MATCH_RECOGNIZE (ONE ROW PER MATCHES PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "MATCHES"),
+					 "syntax error at or near \"MATCHES\"", "Perhaps you meant MATCH.");
+	t = "t MATCH_RECOGNIZE (ALL ROWS PER MATCH SHOW EMPTY MATCH PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "MATCH PATTERN"),
+					 "syntax error at or near \"MATCH\"", "Perhaps you meant MATCHES.");
+	t = "t MATCH_RECOGNIZE (ALL ROWS PER MATCH SHOWS EMPTY MATCHES PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "SHOWS"),
+					 "syntax error at or near \"SHOWS\"", "Perhaps you meant SHOW.");
+	t = "t MATCH_RECOGNIZE (PARTITION x PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "x"), "syntax error at or near \"x\"", "Expected BY.");
+	t = "t MATCH_RECOGNIZE (ORDER BY x NONSENSE)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "NONSENSE"),
+					 "syntax error at or near \"NONSENSE\"", ORDER_BY_HINT);
+	t = "t MATCH_RECOGNIZE (PATTERN (A) nonsense)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "nonsense"),
+					 "syntax error at or near \"nonsense\"", ORDER_HINT);
+	t = "t MATCH_RECOGNISE (PATTERN (A))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "MATCH_RECOGNISE"),
+					 "syntax error at or near \"MATCH_RECOGNISE\"",
+					 "Perhaps you meant MATCH_RECOGNIZE.");
+
+	/* SKIP TO without a target does not take PATTERN for one */
+	t = "t MATCH_RECOGNIZE (AFTER MATCH SKIP TO PATTERN (A))";
+	CHECK_ERROR(t, "42601", pos_of(t, "PATTERN"), "syntax error at or near \"PATTERN\"");
+	t = "t MATCH_RECOGNIZE (AFTER MATCH SKIP TO FIRST PATTERN (A))";
+	CHECK_ERROR(t, "42601", pos_of(t, "PATTERN"), "syntax error at or near \"PATTERN\"");
+	/* ... but a variable may be called PATTERN */
+	MR_CHECK(parse("t MATCH_RECOGNIZE (AFTER MATCH SKIP TO PATTERN PATTERN (A PATTERN))") != NULL);
+
+	/* a comma too many before the next clause */
+	t = "t MATCH_RECOGNIZE (PATTERN (A) SUBSET U = (A), DEFINE A AS true)";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "DEFINE"), "syntax error at or near \"DEFINE\"",
+					 "Remove the comma before DEFINE.");
+	t = "t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS true, PATTERN (B))";
+	CHECK_ERROR_HINT(t, "42601", nth_pos_of(t, "PATTERN", 2), "syntax error at or near \"PATTERN\"",
+					 "Remove the comma before PATTERN.");
+	/* ... where a variable named like a keyword is fine */
+	MR_CHECK(parse("t MATCH_RECOGNIZE (PATTERN (A DEFINE) DEFINE A AS true, DEFINE AS false)") != NULL);
+
+	/* after the clause: a reserved word is no alias */
+	t = "t MATCH_RECOGNIZE (PATTERN (A)) ORDER BY x";
+	CHECK_ERROR(t, "42601", pos_of(t, "ORDER"), "syntax error at or near \"ORDER\"");
+	t = "t MATCH_RECOGNIZE (PATTERN (A)) WHERE x";
+	CHECK_ERROR(t, "42601", pos_of(t, "WHERE"), "syntax error at or near \"WHERE\"");
+	MR_CHECK(parse("t MATCH_RECOGNIZE (PATTERN (A)) AS \"order\"") != NULL);
+
+	/* "requires a PATTERN clause" only when there is none */
+	t = "t MATCH_RECOGNIZE (ORDER BY x MEASURES y AS z DEFINE A AS true)";
+	CHECK_ERROR(t, "42601", (int) strlen(t) - 1, "MATCH_RECOGNIZE requires a PATTERN clause");
+}
+
+/* what the standard and Trino reject in row patterns; neighbours they accept */
+static void
+test_pattern_strictness(void)
+{
+	const char *alt_hint = "Write () for an alternative that matches the empty sequence.";
+	const char *t;
+
+	t = "t MATCH_RECOGNIZE (PATTERN ((B|)))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "))"), "row pattern alternative cannot be empty", alt_hint);
+	t = "t MATCH_RECOGNIZE (PATTERN ((|B)))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "|"), "row pattern alternative cannot be empty", alt_hint);
+	t = "t MATCH_RECOGNIZE (PATTERN (A||B))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "|B"), "row pattern alternative cannot be empty", alt_hint);
+	t = "t MATCH_RECOGNIZE (PATTERN (A|))";
+	CHECK_ERROR(t, "42601", pos_of(t, "))"), "row pattern alternative cannot be empty");
+	t = "t MATCH_RECOGNIZE (PATTERN (A | {- B | -}))";
+	CHECK_ERROR(t, "42601", pos_of(t, "-})"), "row pattern alternative cannot be empty");
+	t = "t MATCH_RECOGNIZE (PATTERN ())";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "))"), "row pattern cannot be empty",
+					 "Write PATTERN (()) for a pattern that matches only the empty sequence.");
+	t = "t MATCH_RECOGNIZE (PATTERN (PERMUTE()))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, ")))"), "PERMUTE element cannot be empty",
+					 "Write () for an element that matches the empty sequence.");
+	t = "t MATCH_RECOGNIZE (PATTERN (PERMUTE(A,)))";
+	CHECK_ERROR(t, "42601", pos_of(t, ")))"), "PERMUTE element cannot be empty");
+	t = "t MATCH_RECOGNIZE (PATTERN (PERMUTE(,A)))";
+	CHECK_ERROR(t, "42601", pos_of(t, ","), "PERMUTE element cannot be empty");
+	t = "t MATCH_RECOGNIZE (PATTERN (A {- -}))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "-})") , "row pattern exclusion cannot be empty", "");
+
+	/* the upper bound must be at least 1 */
+	t = "t MATCH_RECOGNIZE (PATTERN (A{0,0}))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "0}"), "quantifier upper bound must be greater than 0",
+					 "Write () for a pattern that matches only the empty sequence.");
+	t = "t MATCH_RECOGNIZE (PATTERN (A{,0}))";
+	CHECK_ERROR(t, "42601", pos_of(t, "0}"), "quantifier upper bound must be greater than 0");
+	t = "t MATCH_RECOGNIZE (PATTERN (A{0}))";
+	CHECK_ERROR(t, "42601", pos_of(t, "0}"), "quantifier upper bound must be greater than 0");
+	t = "t MATCH_RECOGNIZE (PATTERN (B A{ 000 }?))";
+	CHECK_ERROR(t, "42601", pos_of(t, "000"), "quantifier upper bound must be greater than 0");
+	t = "t MATCH_RECOGNIZE (PATTERN (A{3,2}))";
+	CHECK_ERROR(t, "42601", pos_of(t, "{"), "quantifier lower bound 3 exceeds upper bound 2");
+	t = "t MATCH_RECOGNIZE (PATTERN (A{}))";
+	CHECK_ERROR_HINT(t, "42601", pos_of(t, "}"), "syntax error at or near \"}\"",
+					 "A quantifier in braces is {n}, {n,}, {,m} or {n,m}.");
+	t = "t MATCH_RECOGNIZE (PATTERN ({}))";
+	CHECK_ERROR(t, "42601", pos_of(t, "}"), "syntax error at or near \"}\"");
+
+	/* accepted, as in the standard and Trino: {,} is *, {0,} and {0,1} */
+	MR_CHECK_STR(render("A{,}"), "A*");
+	MR_CHECK_STR(render("A{0,}"), "A*");
+	MR_CHECK_STR(render("A{0,1}?"), "A??");
+	/* quantified anchors and empty patterns, the explicit empty alternative */
+	MR_CHECK_STR(render("^* $+ ^{2}"), "^* $+ ^{2}");
+	MR_CHECK_STR(render("()* ()+?"), "()* ()+?");
+	MR_CHECK_STR(render("(B | ())"), "B | ()");
+	MR_CHECK_STR(render("(() | B)"), "() | B");
+	MR_CHECK_STR(render("PERMUTE(())"), "PERMUTE(())");
+	MR_CHECK_STR(render("PERMUTE(A, ())"), "PERMUTE(A, ())");
+	MR_CHECK_STR(render("{- () -}"), "{- () -}");
+	MR_CHECK_STR(render("(())"), "()");
+}
+
+/* MATCH_RECOGNIZE inside an expression of another (Oracle's ORA-62519) */
+static void
+test_nested_match_recognize(void)
+{
+	const char *hint = "Compute the inner MATCH_RECOGNIZE in a subquery of the input, or join with its result.";
+	const char *t;
+
+	t = "t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x > (SELECT count(*) FROM u "
+		"MATCH_RECOGNIZE (PATTERN (B)) m))";
+	CHECK_ERROR_HINT(t, "42601", nth_pos_of(t, "MATCH_RECOGNIZE", 2),
+					 "MATCH_RECOGNIZE cannot be nested inside DEFINE", hint);
+	t = "t MATCH_RECOGNIZE (MEASURES (SELECT max(m.c) FROM u match_recognize "
+		"(MEASURES count(*) AS c PATTERN (B)) m) AS x PATTERN (A))";
+	CHECK_ERROR(t, "42601", pos_of(t, "match_recognize"),
+				"MATCH_RECOGNIZE cannot be nested inside MEASURES");
+	/* the function form, as match_recognize_sql writes an inner item */
+	t = "t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x > (SELECT c FROM "
+		"match_recognize($mr$u MATCH_RECOGNIZE (PATTERN (B))$mr$) AS m(c bigint)))";
+	CHECK_ERROR(t, "42601", pos_of(t, "match_recognize("),
+				"MATCH_RECOGNIZE cannot be nested inside DEFINE");
+	t = "t MATCH_RECOGNIZE (PATTERN (A) WITHIN (SELECT i FROM s.match_recognize('') AS m(i int)))";
+	CHECK_ERROR(t, "42601", pos_of(t, "match_recognize"),
+				"MATCH_RECOGNIZE cannot be nested inside WITHIN");
+	t = "t MATCH_RECOGNIZE (PARTITION BY (SELECT 1 FROM u MATCH_RECOGNIZE (PATTERN (B))) PATTERN (A))";
+	CHECK_ERROR(t, "42601", nth_pos_of(t, "MATCH_RECOGNIZE", 2),
+				"MATCH_RECOGNIZE cannot be nested inside PARTITION BY");
+	/* in the input it is fine; so are a column and a quoted function name */
+	MR_CHECK(parse("(SELECT * FROM u MATCH_RECOGNIZE (PATTERN (B))) s MATCH_RECOGNIZE (PATTERN (A))") != NULL);
+	MR_CHECK(parse("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS match_recognize > 0)") != NULL);
+	MR_CHECK(parse("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS \"match_recognize\"(x))") != NULL);
+}
+
+/* long text of one token kind: the lexer checks for interrupts as it goes */
+static void
+check_interrupts_in(const char *before, char fill, const char *after, int n)
+{
+	size_t		bl = strlen(before);
+	size_t		al = strlen(after);
+	char	   *text = mr_alloc(bl + (size_t) n + al + 1);
+	unsigned long start;
+	MrError		err;
+
+	memcpy(text, before, bl);
+	memset(text + bl, fill, (size_t) n);
+	memcpy(text + bl + n, after, al + 1);
+	start = mr_standalone_interrupt_checks;
+	(void) mr_parse_clause(text, (int) strlen(text), &err);
+	if (mr_standalone_interrupt_checks - start < (unsigned long) n)
+		fprintf(stderr, "only %lu interrupt checks in: %.60s...\n",
+				mr_standalone_interrupt_checks - start, text);
+	MR_CHECK(mr_standalone_interrupt_checks - start >= (unsigned long) n);
+}
+
+/* the same with a unit repeated n times */
+static void
+check_interrupts_rep(const char *before, const char *unit, const char *after, int n)
+{
+	size_t		bl = strlen(before);
+	size_t		ul = strlen(unit);
+	size_t		al = strlen(after);
+	char	   *text = mr_alloc(bl + ul * (size_t) n + al + 1);
+	unsigned long start;
+	MrError		err;
+	int			i;
+
+	memcpy(text, before, bl);
+	for (i = 0; i < n; i++)
+		memcpy(text + bl + ul * (size_t) i, unit, ul);
+	memcpy(text + bl + ul * (size_t) n, after, al + 1);
+	start = mr_standalone_interrupt_checks;
+	(void) mr_parse_clause(text, (int) strlen(text), &err);
+	if (mr_standalone_interrupt_checks - start < (unsigned long) n)
+		fprintf(stderr, "only %lu interrupt checks in: %.60s...\n",
+				mr_standalone_interrupt_checks - start, text);
+	MR_CHECK(mr_standalone_interrupt_checks - start >= (unsigned long) n);
+}
+
+static void
+test_interrupt_checks(void)
+{
+	int			n = 20000;
+
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS ", ' ', "true)", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x = '", 'q', "')", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x = E'", 'q', "')", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x = $q$", 'q', "$q$)", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x = $qqqq$", '$', "$qqqq$)", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS \"", 'q', "\")", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x", 'q', ")", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS 1", '0', ")", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS 1.", '0', ")", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x = $1", '0', ")", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS x ", '<', " y)", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS /*", '*', "*/ true)", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS --", '-', "\ntrue)", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS (", '(', ")", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A", 'B', "))", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A{1", '0', "}))", n);
+	check_interrupts_in("t MATCH_RECOGNIZE (PATTERN (A{0", '0', "1}))", n);
+	check_interrupts_rep("t MATCH_RECOGNIZE (PATTERN (A", " | A", "))", n);
+	check_interrupts_rep("t MATCH_RECOGNIZE (PATTERN (A) SUBSET U = (A", ", A", "))", n);
+	check_interrupts_rep("t MATCH_RECOGNIZE (PATTERN (A) SUBSET U0 = (A)", ", U = (A)", ")", n);
+	check_interrupts_rep("t MATCH_RECOGNIZE (PATTERN (A) DEFINE A AS true", ", B AS true", ")", n);
+	check_interrupts_rep("t MATCH_RECOGNIZE (PARTITION BY a", ", a", " PATTERN (A))", n);
+	check_interrupts_rep("t MATCH_RECOGNIZE (ORDER BY a", ", a DESC", " PATTERN (A))", n);
+	check_interrupts_rep("t MATCH_RECOGNIZE (MEASURES a AS b", ", a b", " PATTERN (A))", n);
+	check_interrupts_rep("t MATCH_RECOGNIZE (PATTERN (A)) AS m (a", ", a", ")", n);
+	check_interrupts_in("t", 'q', " MATCH_RECOGNIZE (PATTERN (A))", n);
+	check_interrupts_in("(", ' ', "SELECT 1) MATCH_RECOGNIZE (PATTERN (A))", n);
+}
+
+/*
+ * Many variables, subsets and definitions: names go through hash tables,
+ * so this is fast, and duplicates are still found.
+ */
+static void
+test_many_names(void)
+{
+	int			n = 50000;
+	size_t		cap = (size_t) n * 64 + 200;
+	char	   *text = mr_alloc(cap);
+	size_t		len;
+	int			i;
+	MrClause   *c;
+	MrError		err;
+	const char *t;
+
+	len = (size_t) snprintf(text, cap, "t MATCH_RECOGNIZE (PATTERN (");
+	for (i = 0; i < n; i++)
+		len += (size_t) snprintf(text + len, cap - len, "V%d ", i);
+	len += (size_t) snprintf(text + len, cap - len, ") SUBSET ");
+	for (i = 0; i < n; i++)
+		len += (size_t) snprintf(text + len, cap - len, "%sS%d = (V%d)", i ? ", " : "", i, i);
+	len += (size_t) snprintf(text + len, cap - len, " DEFINE ");
+	for (i = 0; i < n; i++)
+		len += (size_t) snprintf(text + len, cap - len, "%sV%d AS true", i ? ", " : "", i);
+	snprintf(text + len, cap - len, ")");
+	c = mr_parse_clause(text, (int) strlen(text), &err);
+	MR_CHECK(c != NULL);
+	if (c)
+	{
+		MR_CHECK_INT(c->nvars, n);
+		MR_CHECK_INT(c->nsubsets, n);
+		MR_CHECK_INT(c->ndefines, n);
+		MR_CHECK_INT(mr_clause_find_var(c, "V12345"), 12345);
+		MR_CHECK_INT(mr_clause_find_var(c, "V50000"), -1);
+		MR_CHECK_INT(mr_clause_find_subset(c, "S49999"), 49999);
+		MR_CHECK_INT(mr_clause_find_subset(c, "V1"), -1);
+		MR_CHECK_INT(c->defines[777].var, 777);
+		MR_CHECK_INT(c->subsets[4321].members[0], 4321);
+	}
+	/* a late duplicate definition and subset are found */
+	t = "t MATCH_RECOGNIZE (PATTERN (A B C D E F G H I J K L M N O P Q R) "
+				"DEFINE A AS 1, B AS 1, C AS 1, D AS 1, E AS 1, F AS 1, G AS 1, H AS 1, "
+				"I AS 1, J AS 1, K AS 1, L AS 1, M AS 1, N AS 1, O AS 1, P AS 1, Q AS 1, "
+				"R AS 1, d AS 2)";
+	CHECK_ERROR(t, "42710", pos_of(t, "d AS 2"),
+				"pattern variable \"D\" is defined more than once");
+	t = "t MATCH_RECOGNIZE (PATTERN (A) SUBSET S0 = (A), S1 = (A), S2 = (A), "
+				"S3 = (A), S4 = (A), S5 = (A), S6 = (A), S7 = (A), S8 = (A), S9 = (A), "
+				"SA = (A), SB = (A), SC = (A), SD = (A), SE = (A), SF = (A), SG = (A), "
+				"s3 = (A))";
+	CHECK_ERROR(t, "42710", pos_of(t, "s3 ="), "subset \"S3\" is defined more than once");
+}
+
 int
 main(void)
 {
@@ -1371,5 +1877,11 @@ main(void)
 	MR_RUN(test_to_string);
 	MR_RUN(test_case_and_comments);
 	MR_RUN(test_many_elements);
+	MR_RUN(test_stray_words);
+	MR_RUN(test_clause_order);
+	MR_RUN(test_pattern_strictness);
+	MR_RUN(test_nested_match_recognize);
+	MR_RUN(test_interrupt_checks);
+	MR_RUN(test_many_names);
 	return MR_TEST_SUMMARY();
 }

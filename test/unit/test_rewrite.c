@@ -726,6 +726,164 @@ test_anchors_in_pattern(void)
 		MR_CHECK_INT(o[0].clause.start, (int) (strstr(sql4, "MATCH_") - sql4));
 }
 
+/* expect an error with this message at the n-th (1-based) occurrence of at */
+static void
+check_error_at(const char *sql, const char *at, int nth, const char *msg)
+{
+	MrError		err;
+	int			n;
+	const char *p = sql;
+	int			pos = -1;
+
+	while ((p = strstr(p, at)) != NULL)
+	{
+		if (--nth == 0)
+		{
+			pos = (int) (p - sql);
+			break;
+		}
+		p++;
+	}
+	MR_CHECK(find(sql, &n, &err) == NULL);
+	MR_CHECK(err.failed);
+	MR_CHECK_STR(err.sqlstate, "42601");
+	MR_CHECK_STR(err.message, msg);
+	MR_CHECK_INT(err.position, pos);
+}
+
+/*
+ * Row pattern recognition cannot be nested in an expression of another
+ * (Oracle's ORA-62519): found before anything is rewritten, so the error
+ * points into the statement as written.
+ */
+static void
+test_error_nested_in_clause(void)
+{
+	MrError		err;
+	int			n;
+
+	check_error_at("SELECT * FROM t MATCH_RECOGNIZE (ORDER BY ts PATTERN (A+) "
+				   "DEFINE A AS x > (SELECT count(*) FROM u MATCH_RECOGNIZE (PATTERN (B)) m)) m",
+				   "MATCH_RECOGNIZE", 2, "MATCH_RECOGNIZE cannot be nested inside DEFINE");
+	check_error_at("SELECT * FROM t MATCH_RECOGNIZE (MEASURES (SELECT max(c) FROM (SELECT * "
+				   "FROM u match_recognize (PATTERN (B))) q) AS x PATTERN (A)) m",
+				   "match_recognize", 1, "MATCH_RECOGNIZE cannot be nested inside MEASURES");
+	check_error_at("SELECT * FROM t MATCH_RECOGNIZE (PATTERN (A) WITHIN (SELECT i FROM "
+				   "match_recognize('u MATCH_RECOGNIZE (PATTERN (B))') AS m(i int)))",
+				   "match_recognize", 1, "MATCH_RECOGNIZE cannot be nested inside WITHIN");
+	check_error_at("SELECT * FROM t MATCH_RECOGNIZE (PARTITION BY x ORDER BY (SELECT 1 FROM "
+				   "public.match_recognize('') AS m(i int)) PATTERN (A))",
+				   "match_recognize", 1, "MATCH_RECOGNIZE cannot be nested inside ORDER BY");
+	check_error_at("SELECT * FROM t MATCH_RECOGNIZE ((SELECT 1 FROM u MATCH_RECOGNIZE (PATTERN (B)) m) PATTERN (A))",
+				   "MATCH_RECOGNIZE", 2, "MATCH_RECOGNIZE cannot be nested inside another MATCH_RECOGNIZE");
+	/* nested in the input, in a later FROM item or a string: fine */
+	find("SELECT * FROM (SELECT * FROM u " CL " i) s " CL " o, v " CL " w "
+		 "WHERE 'x MATCH_RECOGNIZE (' <> ''", &n, &err);
+	MR_CHECK(!err.failed);
+	MR_CHECK_INT(n, 3);
+}
+
+/* long statements: every loop checks for interrupts */
+static void
+test_interrupt_checks(void)
+{
+	int			n = 100000;
+	size_t		cap = (size_t) n * 16 + 256;
+	char	   *sql = mr_alloc(cap);
+	size_t		len;
+	unsigned long start;
+	MrError		err;
+	int			i;
+	int			nocc;
+
+	/* a statement that mentions the keyword late: the search checks */
+	memset(sql, ' ', (size_t) n);
+	strcpy(sql + n, "SELECT * FROM t " CL);
+	start = mr_standalone_interrupt_checks;
+	(void) find(sql, &nocc, &err);
+	MR_CHECK_INT(nocc, 1);
+	MR_CHECK(mr_standalone_interrupt_checks - start >= (unsigned long) n);
+
+	/* many tokens: tokenizing, pairing, WITH lists */
+	len = (size_t) snprintf(sql, cap, "WITH a AS (SELECT 1) SELECT * FROM t " CL " m WHERE x IN (");
+	for (i = 0; i < n; i++)
+		len += (size_t) snprintf(sql + len, cap - len, "%s(%d)", i ? "," : "", i % 10);
+	snprintf(sql + len, cap - len, ")");
+	start = mr_standalone_interrupt_checks;
+	(void) find(sql, &nocc, &err);
+	MR_CHECK_INT(nocc, 1);
+	MR_CHECK(mr_standalone_interrupt_checks - start >= (unsigned long) (3 * n));
+
+	/* a single statement's end */
+	memset(sql, ' ', (size_t) n);
+	strcpy(sql + n, "SELECT 1;");
+	start = mr_standalone_interrupt_checks;
+	MR_CHECK_INT(mr_single_statement_end(sql, (int) strlen(sql), &err), n + 8);
+	MR_CHECK(mr_standalone_interrupt_checks - start >= (unsigned long) n);
+}
+
+/*
+ * Statements with many WITH lists, CTEs and items stay linear: scopes come
+ * from one pass, CTE names from a hash table, items are sorted.
+ */
+static void
+test_many_ctes_and_items(void)
+{
+	int			n = 20000;
+	size_t		cap = (size_t) n * 160 + 256;
+	char	   *sql = mr_alloc(cap);
+	size_t		len;
+	MrOccurrence *o;
+	int			i;
+
+	/* WITH c0 AS (SELECT 1), c1 AS (SELECT * FROM c0), ... : a chain */
+	len = (size_t) snprintf(sql, cap, "WITH c0 AS (SELECT 1)");
+	for (i = 1; i < n; i++)
+		len += (size_t) snprintf(sql + len, cap - len, ", c%d AS (SELECT * FROM c%d)", i, i - 1);
+	len += (size_t) snprintf(sql + len, cap - len, " SELECT * FROM c%d " CL " m", n - 1);
+	o = find_ok(sql, 1);
+	if (o)
+	{
+		MR_CHECK_INT(o->nctes, n);
+		MR_CHECK_INT(o->cte_target, n - 1);
+		MR_CHECK_STR(txt(o->ctes[0].name), "c0");
+		MR_CHECK_STR(txt(o->ctes[n - 1].body), "(SELECT * FROM c19998)");
+	}
+
+	/* many top-level WITH lists separated by ";" */
+	len = 0;
+	for (i = 0; i < n; i++)
+		len += (size_t) snprintf(sql + len, cap - len, "WITH w AS (SELECT %d) SELECT 1; ", i);
+	snprintf(sql + len, cap - len, "WITH w AS (SELECT 1) SELECT * FROM w " CL " m");
+	o = find_ok(sql, 1);
+	if (o)
+	{
+		MR_CHECK_INT(o->nctes, 1);
+		MR_CHECK_INT(o->cte_target, 0);
+	}
+
+	/* a deep chain of items nested in inputs: sorted, depths from a stack */
+	len = (size_t) snprintf(sql, cap, "SELECT * FROM ");
+	for (i = 0; i < 1999; i++)
+		len += (size_t) snprintf(sql + len, cap - len, "(SELECT * FROM ");
+	len += (size_t) snprintf(sql + len, cap - len, "t");
+	for (i = 0; i < 1999; i++)
+		len += (size_t) snprintf(sql + len, cap - len, " " CL " m%d) s%d", i, i);
+	snprintf(sql + len, cap - len, " " CL " top");
+	o = find_ok(sql, 2000);
+	if (o)
+	{
+		MR_CHECK_STR(txt(o[0].alias), "top");
+		MR_CHECK_INT(o[0].depth, 0);
+		MR_CHECK_INT(o[0].parent, -1);
+		MR_CHECK_STR(txt(o[1].alias), "m1998");
+		MR_CHECK_INT(o[1].parent, 0);
+		MR_CHECK_STR(txt(o[1999].alias), "m0");
+		MR_CHECK_INT(o[1999].depth, 1999);
+		MR_CHECK_INT(o[1999].parent, 1998);
+	}
+}
+
 int
 main(void)
 {
@@ -765,5 +923,8 @@ main(void)
 	MR_RUN(test_multibyte_text);
 	MR_RUN(test_single_statement_end);
 	MR_RUN(test_anchors_in_pattern);
+	MR_RUN(test_error_nested_in_clause);
+	MR_RUN(test_interrupt_checks);
+	MR_RUN(test_many_ctes_and_items);
 	return MR_TEST_SUMMARY();
 }

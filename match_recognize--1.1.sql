@@ -1,0 +1,227 @@
+/* match_recognize--1.1.sql */
+
+-- complain if script is sourced in psql, rather than via CREATE EXTENSION
+\echo Use "CREATE EXTENSION match_recognize" to load this file. \quit
+
+CREATE FUNCTION match_recognize(query text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'match_recognize'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize(text) IS
+'runs one "<input> MATCH_RECOGNIZE (...)" FROM item; call it with a column definition list (match_recognize_sql writes it)';
+-- statement rewriter (src/mr_sql.c)
+CREATE FUNCTION match_recognize_sql(query text)
+RETURNS text
+AS 'MODULE_PATHNAME', 'match_recognize_sql'
+LANGUAGE C STRICT STABLE;
+
+COMMENT ON FUNCTION match_recognize_sql(text) IS
+'rewrites a statement so that each "<input> MATCH_RECOGNIZE (...) [AS alias]" FROM item becomes a call of match_recognize() with its column definition list';
+
+CREATE FUNCTION match_recognize_create_view(name text, query text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_create_view'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_create_view(text, text) IS
+'CREATE VIEW name AS the query rewritten by match_recognize_sql; name may be schema-qualified and quoted';
+
+-- custom scan (src/mr_scan_*.c): a planner support function, so that planning
+-- a call of match_recognize() loads the library (and its planner hook)
+-- before the planner chooses paths, also on a session's first query
+CREATE FUNCTION match_recognize_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'match_recognize_support'
+LANGUAGE C STRICT;
+
+ALTER FUNCTION match_recognize(text) SUPPORT match_recognize_support;
+
+-- bound queries (src/mr_scan_path.c, src/mr_sql.c): statement parameters,
+-- and the form in which match_recognize_create_view stores a query
+CREATE FUNCTION match_recognize(query text, VARIADIC params "any")
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'match_recognize'
+LANGUAGE C VOLATILE
+SUPPORT match_recognize_support;
+
+COMMENT ON FUNCTION match_recognize(text, "any") IS
+'runs one "<input> MATCH_RECOGNIZE (...)" FROM item whose $1, $2, ... are the arguments after it';
+
+CREATE FUNCTION match_recognize_bound(query text, VARIADIC parts boolean[])
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'match_recognize_bound'
+LANGUAGE C VOLATILE
+SUPPORT match_recognize_support;
+
+COMMENT ON FUNCTION match_recognize_bound(text, boolean[]) IS
+'a MATCH_RECOGNIZE FROM item with its analysed parts (EXISTS subqueries), as match_recognize_create_view writes it; runs only as the MatchRecognize plan node';
+
+CREATE FUNCTION match_recognize_bound_scan(internal)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'match_recognize_bound_scan'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_bound_scan(internal) IS
+'internal: what the planner makes of match_recognize_bound(); runs only as the MatchRecognize plan node';
+
+CREATE FUNCTION match_recognize_slot(slot integer, type anyelement)
+RETURNS anyelement
+AS 'MODULE_PATHNAME', 'match_recognize_slot'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_slot(integer, anyelement) IS
+'in the parts of match_recognize_bound(): a value the engine computes, of the type of the second argument';
+
+-- ---------------------------------------------------------------------------
+-- Streaming mode (src/stream/): a MATCH_RECOGNIZE query run continuously over
+-- the rows committed to a table.  The catalog is written only by the C
+-- functions below and by the stream workers (directly, not through SQL), so
+-- nobody can forge a stream that runs as another role.
+CREATE TABLE match_recognize_stream (
+	id integer PRIMARY KEY,
+	name text NOT NULL UNIQUE,
+	owner regrole NOT NULL,
+	source regclass NOT NULL,
+	output regclass NOT NULL,
+	query text NOT NULL,
+	search_path text NOT NULL,
+	lateness text NOT NULL,
+	lateness_type regtype NOT NULL,
+	late_table regclass,
+	idle_advance boolean NOT NULL,
+	batch_size integer NOT NULL,
+	slot_name name NOT NULL,
+	created_at timestamptz NOT NULL,
+	state text NOT NULL,
+	last_error text,
+	backfilled boolean NOT NULL,
+	snapshot text,
+	rows_in bigint NOT NULL,
+	late_rows bigint NOT NULL,
+	null_rows bigint NOT NULL,
+	matches_out bigint NOT NULL,
+	rows_out bigint NOT NULL,
+	skip_degraded bigint NOT NULL,
+	rows_pending bigint NOT NULL,
+	rows_retained bigint NOT NULL,
+	max_seen text,
+	watermark text,
+	next_seq bigint NOT NULL,
+	next_part bigint NOT NULL,
+	worker_pid integer,
+	last_lsn pg_lsn,
+	last_commit_time timestamptz,
+	updated_at timestamptz,
+	bound text
+);
+REVOKE ALL ON match_recognize_stream FROM PUBLIC;
+GRANT SELECT ON match_recognize_stream TO PUBLIC;
+
+COMMENT ON COLUMN match_recognize_stream.bound IS
+'the query as bound at creation (nodeToString of its analyses): the worker replays it and resolves no name';
+
+COMMENT ON TABLE match_recognize_stream IS
+'streams (match_recognize_create_stream) and their workers'' progress; written only by the extension''s C code';
+
+CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
+	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
+	batch_size integer DEFAULT 100000)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_create_stream'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer) IS
+'creates the output table name and a stream that writes the final matches of query (SELECT * FROM <table> MATCH_RECOGNIZE (...)) to it as rows are committed';
+
+CREATE FUNCTION match_recognize_drop_stream(name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_drop_stream'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_drop_stream(text) IS
+'stops a stream and removes its worker, replication slot, origin and internal tables; the output table stays';
+
+CREATE FUNCTION match_recognize_stream_done_lsn(slot name)
+RETURNS pg_lsn
+AS 'MODULE_PATHNAME', 'match_recognize_stream_done_lsn'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_done_lsn(name) IS
+'the WAL position up to which the running worker of the stream with this slot has decoded and committed everything (NULL when it is not running)';
+
+CREATE VIEW match_recognize_streams AS
+SELECT s.name,
+	s.source,
+	s.output,
+	s.owner,
+	s.state,
+	s.last_error,
+	s.rows_in,
+	s.late_rows,
+	s.null_rows,
+	s.matches_out,
+	s.rows_out,
+	s.skip_degraded,
+	s.rows_pending,
+	s.rows_retained,
+	s.rows_pending + s.rows_retained AS rows_buffered,
+	s.watermark,
+	s.max_seen AS max_event_time,
+	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done))::bigint AS lag_bytes,
+	CASE WHEN pg_catalog.pg_current_wal_lsn() > p.done
+		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
+		ELSE 0 END::double precision AS lag_seconds,
+	a.pid AS worker_pid,
+	s.slot_name,
+	r.wal_status AS slot_wal_status,
+	s.late_table,
+	s.lateness,
+	s.idle_advance,
+	s.created_at,
+	s.updated_at
+FROM match_recognize_stream s
+LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
+CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
+	r.confirmed_flush_lsn, s.last_lsn) AS done) p
+LEFT JOIN pg_catalog.pg_stat_activity a
+	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
+
+GRANT SELECT ON match_recognize_streams TO PUBLIC;
+
+COMMENT ON VIEW match_recognize_streams IS
+'one row per stream: state, last error, counters, watermark and lag';
+
+CREATE FUNCTION match_recognize_wait_stream(name text, timeout interval DEFAULT '60 seconds')
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+DECLARE
+	target pg_lsn := pg_catalog.pg_current_wal_insert_lsn();
+	deadline timestamptz := pg_catalog.clock_timestamp() + timeout;
+	st record;
+BEGIN
+	LOOP
+		SELECT s.state, s.backfilled,
+			GREATEST(@extschema@.match_recognize_stream_done_lsn(s.slot_name), s.last_lsn) AS done_lsn
+		INTO st
+		FROM @extschema@.match_recognize_stream s
+		WHERE s.output = pg_catalog.to_regclass(match_recognize_wait_stream.name)
+			OR s.name = match_recognize_wait_stream.name;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'stream "%" does not exist', match_recognize_wait_stream.name
+				USING ERRCODE = 'undefined_object';
+		END IF;
+		IF st.state = 'failed' OR (st.backfilled AND st.done_lsn >= target) THEN
+			RETURN true;
+		END IF;
+		IF pg_catalog.clock_timestamp() > deadline THEN
+			RETURN false;
+		END IF;
+		PERFORM pg_catalog.pg_sleep(0.05);
+	END LOOP;
+END
+$fn$;
+
+COMMENT ON FUNCTION match_recognize_wait_stream(text, interval) IS
+'waits until the stream has processed every change committed before the call (or has failed); false on timeout';

@@ -1,0 +1,778 @@
+/*-------------------------------------------------------------------------
+ * mr_eval.c
+ *	  DEFINE, MEASURES and aggregate evaluation for the MATCH_RECOGNIZE
+ *	  runtime (mr_runtime.c): row expressions over the retained rows, lowered
+ *	  expressions (with their slots as parameters, or a planned query for a
+ *	  subquery), the fast conditions, the matcher's DEFINE callback, the
+ *	  measures of a match and its aggregates.
+ *
+ * Evaluation reads the partition being driven, rt->cur (the drivers set
+ * it: the matcher calls define_callback() without it).
+ *
+ * Invariants:
+ *  - a row expression reads the row window only: a row outside it (before
+ *    the partition, or not yet known) reads as NULL, and so does a
+ *    navigation outside the match or the candidate path;
+ *  - values are computed in evalcxt, which the callers reset (every DEFINE
+ *    evaluation that used it, every output row); aggregate states live in
+ *    aggcxt and are restarted per match (restart_aggs) or per DEFINE
+ *    evaluation;
+ *  - the DEFINE of a variable that does not read the path (cacheable) is
+ *    evaluated once for the threads that ask at one row, or at one row
+ *    and match start when it (or WITHIN) reads the start (cache_by_start;
+ *    threads come in order of their start): cache_row/cache_start/
+ *    cache_val remember the last result for the partition cache_ps, within
+ *    one match number (MATCH_NUMBER() may be read): a driver switching
+ *    partitions, a partition starting and a settled match forget them
+ *    (cache_forget());
+ *  - a fast condition with no_alloc (an inline comparison of plain columns
+ *    of the candidate row and physical PREV/NEXT) allocates nothing and
+ *    gives the result the expression interpreter would;
+ *  - last_row_of is read only while last_rows_known (set by emit_match()
+ *    for the match being emitted).
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "executor/executor.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/float.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+
+#include "mr_runtime_int.h"
+
+static Datum eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
+						  ParamListInfo params, bool *isnull);
+
+/* ---------- row expressions ---------- */
+
+static const char *
+var_name(MrRuntime *rt, int var)
+{
+	return rt->q->var_names[var];
+}
+
+/*
+ * Evaluate a row expression at row `pos` whose label is `label` (-1 none).
+ * Returns the datum in evalcxt.
+ */
+static Datum
+eval_row_expr_general(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
+					  bool *isnull)
+{
+	MrRow	   *row;
+	int			natts = rt->q->natts;
+	int			i;
+
+	if (!row_known(rt->cur, pos))
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	row = row_at(rt->cur, pos);
+	if (r->column >= 0)
+	{
+		*isnull = row->nulls[r->column];
+		return row->values[r->column];
+	}
+	for (i = 0; i < natts; i++)
+	{
+		rt->rowparams->params[i].value = row->values[i];
+		rt->rowparams->params[i].isnull = row->nulls[i];
+	}
+	if (label >= 0)
+	{
+		rt->rowparams->params[natts].value = CStringGetTextDatum(var_name(rt, label));
+		rt->rowparams->params[natts].isnull = false;
+	}
+	else
+	{
+		rt->rowparams->params[natts].value = (Datum) 0;
+		rt->rowparams->params[natts].isnull = true;
+	}
+	rt->rowparams->params[natts + 1].value = Int64GetDatum(match_number);
+	rt->rowparams->params[natts + 1].isnull = false;
+	if (r->plan)
+		return eval_planned(rt, r->plan, &rt->exec[r->exec].qdesc, rt->rowparams, isnull);
+	rt->econtext->ecxt_param_list_info = rt->rowparams;
+	return ExecEvalExpr(rt->exec[r->exec].state, rt->econtext, isnull);
+}
+
+/* a plain column is read from the window without the general machinery */
+static inline Datum
+eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
+			  bool *isnull)
+{
+	if (r->column >= 0 && row_known(rt->cur, pos))
+	{
+		MrRow	   *row = row_at(rt->cur, pos);
+
+		*isnull = row->nulls[r->column];
+		return row->values[r->column];
+	}
+	return eval_row_expr_general(rt, r, pos, label, match_number, isnull);
+}
+
+/* ---------- lowered expressions ---------- */
+
+/*
+ * Expressions with (uncorrelated) subqueries run as a one-row planned query
+ * whose executor is started once and rescanned per evaluation; the
+ * parameters are read afresh each time, initplans are computed once.
+ */
+static Datum
+eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
+			 ParamListInfo params, bool *isnull)
+{
+	TupleTableSlot *slot;
+	MemoryContext old;
+	Datum		d;
+
+	if (*qdp == NULL)
+	{
+		old = MemoryContextSwitchTo(rt->cxt);
+		*qdp = CreateQueryDesc(plan, "MATCH_RECOGNIZE expression",
+							   GetActiveSnapshot(), InvalidSnapshot,
+							   None_Receiver, params, NULL, 0);
+		ExecutorStart(*qdp, 0);
+		rt->subplan_qds = lappend(rt->subplan_qds, qdp);
+		MemoryContextSwitchTo(old);
+	}
+	else
+		ExecReScan((*qdp)->planstate);
+	slot = ExecProcNode((*qdp)->planstate);
+	if (TupIsNull(slot))
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	d = slot_getattr(slot, 1, isnull);
+	if (!*isnull)
+	{
+		Form_pg_attribute a = TupleDescAttr(slot->tts_tupleDescriptor, 0);
+
+		d = datumCopy(d, a->attbyval, a->attlen);
+	}
+	return d;
+}
+
+static Datum
+eval_lowered(MrRuntime *rt, const MrLowered *lw, bool *isnull)
+{
+	MrExprExec *ex = &rt->exec[lw->exec];
+
+	if (lw->plan == NULL)
+	{
+		rt->econtext->ecxt_param_list_info = ex->params;
+		return ExecEvalExpr(ex->state, rt->econtext, isnull);
+	}
+	return eval_planned(rt, lw->plan, &ex->qdesc, ex->params, isnull);
+}
+
+static inline void
+set_param(MrRuntime *rt, const MrLowered *lw, int k, Datum v, bool isnull)
+{
+	ParamListInfo params = rt->exec[lw->exec].params;
+
+	params->params[k].value = v;
+	params->params[k].isnull = isnull;
+}
+
+/* ---------- aggregates ---------- */
+
+static MrAggState *
+agg_state(MrRuntime *rt, int s)
+{
+	if (rt->aggstates[s] == NULL)
+		rt->aggstates[s] = mr_agg_start(rt->q->slots[s].agg, rt->aggcxt);
+	return rt->aggstates[s];
+}
+
+static void
+agg_advance_row(MrRuntime *rt, int s, int64 pos, int label, int64 match_number)
+{
+	MrSlot	   *slot = &rt->q->slots[s];
+	Datum		args[FUNC_MAX_ARGS];
+	bool		nulls[FUNC_MAX_ARGS];
+	int			i;
+	MemoryContext old = MemoryContextSwitchTo(rt->evalcxt);
+
+	if (slot->aggfilter)
+	{
+		bool		fnull;
+		Datum		f = eval_row_expr(rt, slot->aggfilter, pos, label, match_number, &fnull);
+
+		if (fnull || !DatumGetBool(f))
+		{
+			MemoryContextSwitchTo(old);
+			return;
+		}
+	}
+	for (i = 0; i < slot->naggargs && i < FUNC_MAX_ARGS; i++)
+		args[i] = eval_row_expr(rt, &slot->aggargs[i], pos, label, match_number, &nulls[i]);
+	MemoryContextSwitchTo(old);
+	mr_agg_advance(slot->agg, agg_state(rt, s), args, nulls);
+}
+
+/* ---------- DEFINE ---------- */
+
+typedef struct DefineView
+{
+	const MrPath *path;
+	int64		row;			/* candidate */
+	int			var;			/* candidate's tentative label */
+} DefineView;
+
+/* label of row pos as seen by a DEFINE evaluation, -1 if none */
+static int
+define_label(const DefineView *dv, int64 pos)
+{
+	const MrHist *h;
+
+	if (pos == dv->row)
+		return dv->var;
+	if (pos < dv->path->start || pos > dv->row)
+		return -1;
+	for (h = dv->path->last; h; h = h->prev)
+		if (h->row == pos)
+			return h->var;
+	return -1;
+}
+
+/* the row FIRST/LAST(set, offset) resolves to, or -1 */
+static int64
+define_logical_row(const DefineView *dv, const MrSlot *slot)
+{
+	const MrVarSet *set = &slot->set;
+	int64		n = slot->logical_offset;
+	const MrHist *h;
+
+	if (set->universal)
+	{
+		int64		r = slot->logical_first ? dv->path->start + n : dv->row - n;
+
+		return (r >= dv->path->start && r <= dv->row) ? r : -1;
+	}
+	if (!slot->logical_first)
+	{
+		if (in_set(set, dv->var))
+		{
+			if (n == 0)
+				return dv->row;
+			n--;
+		}
+		for (h = dv->path->last; h; h = h->prev)
+			if (in_set(set, h->var))
+			{
+				if (n == 0)
+					return h->row;
+				n--;
+			}
+		return -1;
+	}
+	else
+	{
+		/* count matching rows, then walk to the (count-1-n)-th from the end */
+		int64		count = 0,
+					want;
+
+		for (h = dv->path->last; h; h = h->prev)
+			if (in_set(set, h->var))
+				count++;
+		if (in_set(set, dv->var))
+		{
+			if (count == n)
+				return dv->row;
+			count++;
+		}
+		if (n >= count)
+			return -1;
+		want = count - 1 - n;	/* index from the end */
+		if (in_set(set, dv->var))
+			want--;
+		for (h = dv->path->last; h; h = h->prev)
+			if (in_set(set, h->var))
+			{
+				if (want == 0)
+					return h->row;
+				want--;
+			}
+		return -1;
+	}
+}
+
+/*
+ * Where a slot is evaluated: in a DEFINE, over one candidate path (the row
+ * being tested and the labels so far), or in MEASURES, over a decided match
+ * (dv or mv is set).  MATCH_NUMBER(), CLASSIFIER() and navigation read
+ * their rows and labels through it the same way in both; only aggregates
+ * differ (see the callers).
+ */
+typedef struct SlotView
+{
+	const DefineView *dv;
+	const MatchView *mv;
+	int64		match_number;
+} SlotView;
+
+static int64 match_logical_row(const MatchView *mv, const MrSlot *slot);
+static int	match_label(const MrMatch *m, int64 pos);
+
+static inline int64
+view_logical_row(const SlotView *sv, const MrSlot *slot)
+{
+	return sv->dv ? define_logical_row(sv->dv, slot) : match_logical_row(sv->mv, slot);
+}
+
+static inline int
+view_label(const SlotView *sv, int64 pos)
+{
+	return sv->dv ? define_label(sv->dv, pos) : match_label(sv->mv->m, pos);
+}
+
+/* a MATCH_NUMBER(), CLASSIFIER() or navigation slot's value, seen from sv */
+static void
+view_slot_value(MrRuntime *rt, const SlotView *sv, MrSlot *slot, Datum *v, bool *isnull)
+{
+	switch (slot->kind)
+	{
+		case MR_SLOT_MATCH_NUMBER:
+			*v = Int64GetDatum(sv->match_number);
+			*isnull = false;
+			return;
+		case MR_SLOT_CLASSIFIER:
+			{
+				MrSlot		tmp = *slot;
+				int64		r;
+
+				tmp.logical_first = false;
+				tmp.logical_offset = 0;
+				r = view_logical_row(sv, &tmp);
+				if (r < 0)
+				{
+					*isnull = true;
+					return;
+				}
+				*v = CStringGetTextDatum(var_name(rt, view_label(sv, r)));
+				*isnull = false;
+				return;
+			}
+		case MR_SLOT_NAV:
+			{
+				int64		r = view_logical_row(sv, slot);
+
+				if (r < 0)
+				{
+					*isnull = true;
+					return;
+				}
+				r += slot->physical_offset;
+				if (r < 0 || !row_known(rt->cur, r) ||
+					(slot->within_match && sv->mv &&
+					 (r < sv->mv->m->start || r >= sv->mv->m->end)))
+				{
+					*isnull = true;
+					return;
+				}
+				*v = eval_row_expr(rt, &slot->row, r,
+								   slot->row.uses_classifier ? view_label(sv, r) : -1,
+								   sv->match_number, isnull);
+				return;
+			}
+		case MR_SLOT_AGG:
+			break;				/* the callers' */
+	}
+	*v = (Datum) 0;
+	*isnull = true;
+}
+
+static void
+define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *isnull)
+{
+	MrSlot	   *slot = &rt->q->slots[s];
+
+	/*
+	 * The common case: a column of the candidate row itself, or a physical
+	 * PREV/NEXT of it (DOWN.price, PREV(DOWN.price)).
+	 */
+	if (rt->slot_current_column[s] && in_set(&slot->set, dv->var))
+	{
+		int64		r = dv->row + slot->physical_offset;
+
+		if (r >= 0 && row_known(rt->cur, r))
+		{
+			MrRow	   *row = row_at(rt->cur, r);
+
+			*isnull = row->nulls[slot->row.column];
+			*v = row->values[slot->row.column];
+		}
+		else
+		{
+			*isnull = true;
+			*v = (Datum) 0;
+		}
+		return;
+	}
+
+	if (slot->kind != MR_SLOT_AGG)
+	{
+		SlotView	sv;
+
+		sv.dv = dv;
+		sv.mv = NULL;
+		sv.match_number = rt->cur->match_number + 1;
+		view_slot_value(rt, &sv, slot, v, isnull);
+		return;
+	}
+	/* an aggregate over the candidate path: recomputed (DEFINE is rare here) */
+	{
+		MrAggState *st = agg_state(rt, s);
+		int64		n = dv->path->len,
+					i;
+		int64	   *rows = palloc(sizeof(int64) * (n + 1));
+		int		   *labels = palloc(sizeof(int) * (n + 1));
+		const MrHist *h;
+
+		mr_agg_restart(slot->agg, st);
+		for (h = dv->path->last, i = n - 1; h && i >= 0; h = h->prev, i--)
+		{
+			rows[i] = h->row;
+			labels[i] = h->var;
+		}
+		for (i = 0; i < n; i++)
+			if (in_set(&slot->set, labels[i]))
+				agg_advance_row(rt, s, rows[i], labels[i], rt->cur->match_number + 1);
+		if (in_set(&slot->set, dv->var))
+			agg_advance_row(rt, s, dv->row, dv->var, rt->cur->match_number + 1);
+		*v = mr_agg_result(slot->agg, st, isnull);
+	}
+}
+
+static bool
+eval_condition(MrRuntime *rt, MrLowered *lw, const DefineView *dv)
+{
+	int			k;
+	Datum		d;
+	bool		isnull;
+
+	for (k = 0; k < lw->nslots; k++)
+	{
+		Datum		v = (Datum) 0;
+		bool		n = true;
+
+		define_slot_value(rt, dv, lw->slots[k], &v, &n);
+		set_param(rt, lw, k, v, n);
+	}
+	d = eval_lowered(rt, lw, &isnull);
+	return !isnull && DatumGetBool(d);
+}
+
+/* define_slot_value's common case, inline; false when it does not apply */
+static inline bool
+fast_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *isnull)
+{
+	MrSlot	   *slot = &rt->q->slots[s];
+	int64		r;
+
+	if (!rt->slot_current_column[s] || !in_set(&slot->set, dv->var))
+		return false;
+	r = dv->row + slot->physical_offset;
+	if (r >= 0 && row_known(rt->cur, r))
+	{
+		MrRow	   *row = row_at(rt->cur, r);
+
+		*isnull = row->nulls[slot->row.column];
+		*v = row->values[slot->row.column];
+	}
+	else
+	{
+		*isnull = true;
+		*v = (Datum) 0;
+	}
+	return true;
+}
+
+static bool
+eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
+{
+	Datum		a,
+				b;
+	bool		an = true,
+				bn = true;
+
+	if (!fast_slot_value(rt, dv, fc->slot[0], &a, &an))
+		define_slot_value(rt, dv, fc->slot[0], &a, &an);
+	if (an)
+		return false;
+	if (!fast_slot_value(rt, dv, fc->slot[1], &b, &bn))
+		define_slot_value(rt, dv, fc->slot[1], &b, &bn);
+	if (bn)
+		return false;
+	if (fc->cmp != FAST_FMGR)
+	{
+		int			c = fast_compare(fc->type, a, b);
+
+		switch (fc->cmp)
+		{
+			case FAST_LT:
+				return c < 0;
+			case FAST_LE:
+				return c <= 0;
+			case FAST_GT:
+				return c > 0;
+			case FAST_GE:
+				return c >= 0;
+			case FAST_EQ:
+				return c == 0;
+			default:
+				return c != 0;
+		}
+	}
+	return DatumGetBool(FunctionCall2Coll(&fc->flinfo, fc->collation, a, b));
+}
+
+bool
+define_callback(void *arg, int var, int64_t row, const MrPath *path)
+{
+	MrRuntime  *rt = (MrRuntime *) arg;
+	const MrBoundQuery *q = rt->q;
+	MrLowered  *lw = q->defines[var];
+	DefineView	dv;
+	bool		result = true;
+	bool		cacheable = rt->cacheable[var];
+	MemoryContext old;
+
+	if (lw == NULL && q->within == NULL)
+		return true;
+	if (cacheable && rt->cache_row[var] == row &&
+		(!rt->cache_by_start[var] || rt->cache_start[var] == path->start))
+		return rt->cache_val[var];
+
+	dv.path = path;
+	dv.row = row;
+	dv.var = var;
+
+	/* the common case needs no evaluation context */
+	if (q->within == NULL && rt->fast_define[var] && rt->fast_define[var]->no_alloc)
+	{
+		result = eval_fast_condition(rt, rt->fast_define[var], &dv);
+		if (cacheable)
+		{
+			rt->cache_row[var] = row;
+			rt->cache_start[var] = path->start;
+			rt->cache_val[var] = result;
+		}
+		return result;
+	}
+
+	old = MemoryContextSwitchTo(rt->evalcxt);
+	if (q->within && !eval_condition(rt, q->within, &dv))
+		result = false;
+	else if (rt->fast_define[var])
+		result = eval_fast_condition(rt, rt->fast_define[var], &dv);
+	else if (lw)
+		result = eval_condition(rt, lw, &dv);
+	MemoryContextSwitchTo(old);
+	if (!rt->evalcxt->isReset)
+		MemoryContextReset(rt->evalcxt);
+
+	if (cacheable)
+	{
+		rt->cache_row[var] = row;
+		rt->cache_start[var] = path->start;
+		rt->cache_val[var] = result;
+	}
+	return result;
+}
+
+/*
+ * Forget every cached DEFINE result: MATCH_NUMBER() has another value now,
+ * or the cache is to serve another partition.
+ */
+void
+cache_forget(MrRuntime *rt)
+{
+	int			v;
+
+	for (v = 0; v < rt->q->clause->nvars; v++)
+		rt->cache_row[v] = -1;
+}
+
+/* ---------- MEASURES ---------- */
+
+/*
+ * The row FIRST/LAST(set, offset) resolves to in a decided match, or -1.
+ * RUNNING limits LAST to the rows up to the current one (vend); FIRST
+ * counts forward from the match's first row through the whole match, as
+ * Trino does, so that RUNNING FIRST(x, 2) is the match's third row on every
+ * row of ALL ROWS PER MATCH, the first two included.  (In DEFINE the rows
+ * after the candidate do not exist yet: define_logical_row.)
+ */
+static int64
+match_logical_row(const MatchView *mv, const MrSlot *slot)
+{
+	const MrMatch *m = mv->m;
+	int64		vend = (slot->final || slot->logical_first) ? m->end : mv->vend;
+	int64		n = slot->logical_offset;
+	int64		r;
+
+	if (slot->set.universal)
+	{
+		r = slot->logical_first ? m->start + n : vend - 1 - n;
+		return (r >= m->start && r < vend) ? r : -1;
+	}
+	if (slot->logical_first)
+	{
+		for (r = m->start; r < vend; r++)
+			if (in_set(&slot->set, m->vars[r - m->start]))
+			{
+				if (n == 0)
+					return r;
+				n--;
+			}
+	}
+	else
+	{
+		for (r = vend - 1; r >= m->start; r--)
+			if (in_set(&slot->set, m->vars[r - m->start]))
+			{
+				if (n == 0)
+					return r;
+				n--;
+			}
+	}
+	return -1;
+}
+
+static int
+match_label(const MrMatch *m, int64 pos)
+{
+	if (pos < m->start || pos >= m->end)
+		return -1;
+	return m->vars[pos - m->start];
+}
+
+static void
+measure_slot_value(MrRuntime *rt, const MatchView *mv, int s, Datum *v, bool *isnull)
+{
+	MrSlot	   *slot = &rt->q->slots[s];
+	const MrMatch *m = mv->m;
+
+	if (slot->kind != MR_SLOT_AGG)
+	{
+		SlotView	sv;
+
+		sv.dv = NULL;
+		sv.mv = mv;
+		sv.match_number = m->number;
+		view_slot_value(rt, &sv, slot, v, isnull);
+		return;
+	}
+	*v = mr_agg_result(slot->agg, agg_state(rt, s), isnull);
+}
+
+static inline void
+measures_at_last_rows(MrRuntime *rt, int64 start, int64 end)
+{
+	int			i;
+
+	for (i = 0; i < rt->q->clause->nmeasures; i++)
+		measure_at_last_row(rt, rt->cur, i, start, end, &rt->measure_values[i], &rt->measure_nulls[i]);
+}
+
+/* evaluate every measure at mv into rt->measure_values */
+void
+eval_measures(MrRuntime *rt, const MatchView *mv)
+{
+	const MrBoundQuery *q = rt->q;
+	int			i,
+				k;
+
+	if (rt->last_rows_known && rt->all_measures_last)
+	{
+		measures_at_last_rows(rt, mv->m->start, mv->m->end);
+		return;
+	}
+	for (i = 0; i < q->clause->nmeasures; i++)
+	{
+		MrLowered  *lw = q->measures[i];
+
+		if (rt->last_rows_known && rt->measure_last_var[i] != MR_MEASURE_NOT_LAST)
+		{
+			const MrMatch *m = mv->m;
+			int			v = rt->measure_last_var[i];
+			int64		r = v == MR_MEASURE_UNIVERSAL ?
+				(m->end > m->start ? m->end - 1 : -1) : rt->last_row_of[v];
+
+			if (r >= 0)
+				r += rt->measure_offset[i];
+			if (r >= 0 && row_known(rt->cur, r))
+			{
+				MrRow	   *row = row_at(rt->cur, r);
+
+				rt->measure_values[i] = row->values[rt->measure_column[i]];
+				rt->measure_nulls[i] = row->nulls[rt->measure_column[i]];
+			}
+			else
+			{
+				rt->measure_values[i] = (Datum) 0;
+				rt->measure_nulls[i] = true;
+			}
+			continue;
+		}
+		if (rt->measure_is_slot[i])
+		{
+			rt->measure_values[i] = (Datum) 0;
+			rt->measure_nulls[i] = true;
+			measure_slot_value(rt, mv, lw->slots[0], &rt->measure_values[i],
+							   &rt->measure_nulls[i]);
+			continue;
+		}
+		for (k = 0; k < lw->nslots; k++)
+		{
+			Datum		v = (Datum) 0;
+			bool		n = true;
+
+			measure_slot_value(rt, mv, lw->slots[k], &v, &n);
+			set_param(rt, lw, k, v, n);
+		}
+		rt->measure_values[i] = eval_lowered(rt, lw, &rt->measure_nulls[i]);
+	}
+}
+
+/* advance the aggregates of a match over row pos (running or final ones) */
+void
+advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final)
+{
+	const MrBoundQuery *q = rt->q;
+	int			k;
+	int			label;
+
+	if (!rt->has_aggs)
+		return;
+	label = match_label(m, pos);
+	for (k = 0; k < rt->nagg_slots; k++)
+	{
+		int			s = rt->agg_slots[k];
+		MrSlot	   *slot = &q->slots[s];
+
+		if (slot->final == final && in_set(&slot->set, label))
+			agg_advance_row(rt, s, pos, label, m->number);
+	}
+}
+
+void
+restart_aggs(MrRuntime *rt)
+{
+	int			k;
+
+	for (k = 0; k < rt->nagg_slots; k++)
+	{
+		int			s = rt->agg_slots[k];
+
+		mr_agg_restart(rt->q->slots[s].agg, agg_state(rt, s));
+	}
+}

@@ -1,0 +1,95 @@
+/*-------------------------------------------------------------------------
+ * mr_scan_plan.c
+ *	  MatchRecognize CustomPath -> CustomScan.
+ *
+ * The input path is turned into a plan with create_plan() on its own
+ * PlannerInfo and registered like make_subplan() registers a SubPlan:
+ * appended to glob->subplans / glob->subroots, plan_id = its 1-based index.
+ * standard_planner then runs set_plan_references (flattening the input's
+ * range table into the statement's, collecting its relation OIDs for plan
+ * cache invalidation and its permissions for the executor) and
+ * SS_finalize_plan on it like on any subplan.  The CustomScan itself reads
+ * no relation (scanrelid = 0); custom_scan_tlist describes its scan tuple,
+ * which is the function's result row.  custom_private carries the analyses
+ * the clause was bound with (mr_scan.h); custom_exprs the statement
+ * parameters' argument expressions, which setrefs fixes like any other.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planmain.h"
+#include "optimizer/restrictinfo.h"
+#include "parser/parsetree.h"
+
+#include "mr_scan.h"
+
+/* one Var of the function RTE per result column */
+static List *
+mr_scan_tlist(PlannerInfo *root, RelOptInfo *rel)
+{
+	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
+	RangeTblFunction *rtfunc = linitial_node(RangeTblFunction, rte->functions);
+	List	   *tlist = NIL;
+	ListCell   *lt,
+			   *lm,
+			   *lc;
+	AttrNumber	attno = 1;
+
+	forthree(lt, rtfunc->funccoltypes, lm, rtfunc->funccoltypmods,
+			 lc, rtfunc->funccolcollations)
+	{
+		Var		   *v = makeVar(rel->relid, attno, lfirst_oid(lt), lfirst_int(lm),
+								lfirst_oid(lc), 0);
+
+		tlist = lappend(tlist, makeTargetEntry((Expr *) v, attno,
+											   strVal(list_nth(rtfunc->funccolnames, attno - 1)),
+											   false));
+		attno++;
+	}
+	return tlist;
+}
+
+static Plan *
+mr_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					List *tlist, List *clauses, List *custom_plans)
+{
+	MrScanPath *p = (MrScanPath *) best_path;
+	PlannerGlobal *glob = root->glob;
+	CustomScan *cscan = makeNode(CustomScan);
+	Plan	   *input;
+	int			plan_id;
+
+	input = create_plan(p->subroot, p->subpath);
+	glob->subplans = lappend(glob->subplans, input);
+	glob->subroots = lappend(glob->subroots, p->subroot);
+	plan_id = list_length(glob->subplans);
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = extract_actual_clauses(clauses, false);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = NIL;
+	cscan->custom_exprs = copyObject(p->params);
+	cscan->custom_private = list_make5(makeString(p->text),
+									   makeInteger(p->origin_base),
+									   makeInteger(plan_id),
+									   p->analyses,
+									   makeInteger(p->rewritten ? 1 : 0));
+	Assert(list_length(cscan->custom_private) == MR_SCAN_PRIVATE_COUNT);
+	cscan->custom_scan_tlist = mr_scan_tlist(root, rel);
+	cscan->methods = &mr_scan_plan_methods;
+	return &cscan->scan.plan;
+}
+
+const CustomPathMethods mr_scan_path_methods = {
+	.CustomName = MR_SCAN_NAME,
+	.PlanCustomPath = mr_plan_custom_path,
+};
+
+const CustomScanMethods mr_scan_plan_methods = {
+	.CustomName = MR_SCAN_NAME,
+	.CreateCustomScanState = mr_scan_create_state,
+};
