@@ -619,46 +619,6 @@ mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
 	return m;
 }
 
-void
-mr_matcher_destroy(MrMatcher *m)
-{
-	int			i;
-
-	/* the host frees everything with its memory context; standalone frees */
-	for (i = 0; i < m->prog->ninsts; i++)
-		if (m->memo[i].items)
-			mr_free(m->memo[i].items);
-	mr_free(m->memo);
-	mr_free(m->cstamp);
-	mr_free(m->cbegun);
-	mr_free(m->vstamp);
-	mr_free(m->bnodes);
-	mr_free(m->pstamp);
-	mr_free(m->pstart);
-	mr_free(m->stack);
-	mr_free(m->clist);
-	mr_free(m->nlist);
-	mr_free(m->out_vars);
-	mr_free(m->out_excl);
-	mr_free(m->sym_ext);
-	mr_free(m->sym_pcs);
-	mr_free(m->sym_src);
-	if (m->K > 0)
-	{
-		mr_free(m->ccnt);
-		mr_free(m->ncnt);
-		mr_free(m->stack_cnt);
-		mr_free(m->cur_cnt);
-		mr_free(m->zero_cnt);
-		mr_free(m->merge);
-		mr_free(m->vset.e);
-		mr_free(m->vset.vals);
-		mr_free(m->pset.e);
-		mr_free(m->pset.vals);
-	}
-	mr_free(m);
-}
-
 static void
 set_best(MrMatcher *m, int64_t start, int64_t end, MrHist *hist)
 {
@@ -1245,12 +1205,6 @@ mr_matcher_earliest_live(const MrMatcher *m)
 	if (m->has_best)
 		return m->best_start;
 	return m->cur;
-}
-
-int64_t
-mr_matcher_live_threads(const MrMatcher *m)
-{
-	return m->nc;
 }
 
 int64_t

@@ -112,7 +112,6 @@ typedef struct MrMatcher MrMatcher;
 
 extern MrMatcher *mr_matcher_create(const MrProgram *prog,
 									const MrMatcherOptions *opts);
-extern void mr_matcher_destroy(MrMatcher *m);
 
 /* forget all threads and start searching at row `pos` */
 extern void mr_matcher_reset(MrMatcher *m, int64_t pos);
@@ -138,9 +137,6 @@ extern bool mr_matcher_done(const MrMatcher *m);
  * earlier match covered them).  Equals next_row when nothing is alive.
  */
 extern int64_t mr_matcher_earliest_live(const MrMatcher *m);
-
-/* threads currently alive */
-extern int64_t mr_matcher_live_threads(const MrMatcher *m);
 
 /*
  * Drop every live thread that started before `pos` (used when a WITHIN

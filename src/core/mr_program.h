@@ -154,7 +154,4 @@ extern MrProgram *mr_compile_pattern_opts(const MrClause *c,
 										  const MrCompileOptions *opts,
 										  MrError *err);
 
-/* for tests and EXPLAIN VERBOSE: one instruction per line */
-extern char *mr_program_to_string(const MrProgram *p, const MrClause *c);
-
 #endif							/* MR_PROGRAM_H */

@@ -918,6 +918,71 @@ test_thread_budget(void)
 	MR_CHECK(st == MR_MATCH_TOO_MANY_THREADS);
 }
 
+/* the program, one instruction per line */
+static char *
+program_to_string(const MrProgram *p, const MrClause *c)
+{
+	size_t		namemax = 1;
+	size_t		cap;
+	char	   *buf;
+	size_t		len = 0;
+	int			i;
+
+	for (i = 0; c && i < c->nvars; i++)
+		if (strlen(c->vars[i].norm) > namemax)
+			namemax = strlen(c->vars[i].norm);
+	cap = 64 + (size_t) p->ninsts * (96 + namemax);
+	buf = mr_alloc(cap);
+
+	for (i = 0; i < p->ninsts; i++)
+	{
+		const MrInst *in = &p->insts[i];
+		const char *name;
+
+		switch ((MrOpcode) in->op)
+		{
+			case MR_OP_VAR:
+				name = (c && in->var >= 0 && in->var < c->nvars) ? c->vars[in->var].norm : "?";
+				len += (size_t) snprintf(buf + len, cap - len, "%d: VAR %s%s\n", i, name,
+										 in->excluded ? " (excluded)" : "");
+				break;
+			case MR_OP_SPLIT:
+				len += (size_t) snprintf(buf + len, cap - len, "%d: SPLIT %d, %d\n", i, in->x, in->y);
+				break;
+			case MR_OP_JUMP:
+				len += (size_t) snprintf(buf + len, cap - len, "%d: JUMP %d\n", i, in->x);
+				break;
+			case MR_OP_BEGIN:
+				len += (size_t) snprintf(buf + len, cap - len, "%d: BEGIN\n", i);
+				break;
+			case MR_OP_END:
+				len += (size_t) snprintf(buf + len, cap - len, "%d: END\n", i);
+				break;
+			case MR_OP_ACCEPT:
+				len += (size_t) snprintf(buf + len, cap - len, "%d: ACCEPT\n", i);
+				break;
+			case MR_OP_CLOOP:
+				{
+					const MrCounter *ctr = &p->counters[in->ctr];
+
+					len += (size_t) snprintf(buf + len, cap - len, "%d: CLOOP #%d {%d,", i,
+											 in->ctr, ctr->min);
+					if (ctr->max != MR_QUANT_INF)
+						len += (size_t) snprintf(buf + len, cap - len, "%d", ctr->max);
+					len += (size_t) snprintf(buf + len, cap - len, "}%s, %d, %d\n",
+											 in->reluctant ? "?" : "", in->x, in->y);
+				}
+				break;
+			case MR_OP_CBACK:
+				len += (size_t) snprintf(buf + len, cap - len, "%d: CBACK #%d, %d\n", i,
+										 in->ctr, in->x);
+				break;
+		}
+	}
+	return buf;
+}
+
+
 static void
 test_compile_limits(void)
 {
@@ -938,7 +1003,7 @@ test_compile_limits(void)
 	if (p)
 	{
 		MR_CHECK_INT(p->ncounters, 3);
-		MR_CHECK_STR(mr_program_to_string(p, c),
+		MR_CHECK_STR(program_to_string(p, c),
 					 "0: CLOOP #0 {1,5000}, 1, 3\n1: VAR A\n2: CBACK #0, 0\n"
 					 "3: CLOOP #1 {2147483647,2147483647}, 4, 6\n4: VAR B\n5: CBACK #1, 3\n"
 					 "6: CLOOP #2 {100000,}?, 7, 9\n7: VAR C\n8: CBACK #2, 6\n9: ACCEPT\n");
