@@ -78,9 +78,9 @@ SELECT m('(A?){2,} B');
 SELECT m('((A B?)*)* B');
 
 -- a loop's first iteration that matches no row ends the loop there, in its
--- place in the preference order (as Trino): the empty option preferred by
--- C?? or by A? wins over consuming rows; after a non-empty iteration an
--- empty one is dropped instead
+-- place in the preference order: the empty option preferred by C?? or by
+-- A? wins over consuming rows; so does an empty iteration after a non-empty
+-- one (ISO/IEC 19075-5 7.2.8; Trino drops that path and lets B take row 2)
 SELECT set_seq('xx');
 SELECT mr_run($$
   SELECT n, mno, cls FROM seq MATCH_RECOGNIZE (ORDER BY n

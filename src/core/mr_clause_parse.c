@@ -56,7 +56,7 @@
 #include <string.h>
 
 #define MR_MAX_PATTERN_DEPTH	1000
-#define MR_MAX_QUANT_BOUND		1000000000
+#define MR_MAX_QUANT_BOUND		2147483647	/* INT32_MAX: counters hold any bound */
 
 /* the hint of errors about the clauses' order */
 #define MR_CLAUSE_ORDER_HINT \

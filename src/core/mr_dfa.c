@@ -47,7 +47,9 @@ mr_dfa_supports(const MrProgram *prog, int nvars)
 {
 	int			i;
 
-	if (nvars > MR_DFA_MAX_VARS || prog->has_begin || prog->has_end)
+	/* counted loops: a state would be the pcs and every thread's counters */
+	if (nvars > MR_DFA_MAX_VARS || prog->has_begin || prog->has_end ||
+		prog->ncounters > 0)
 		return false;
 	for (i = 0; i < prog->ninsts; i++)
 		if (prog->insts[i].op == MR_OP_BEGIN || prog->insts[i].op == MR_OP_END)

@@ -13,6 +13,60 @@
  *  - no new start is added while a match is pending;
  *  - history nodes are reference counted: a node lives while a thread, the
  *    pending match or a newer node points at it.
+ *
+ * Empty loop iterations.  ISO/IEC 19075-5 7.2.8 allows an iteration of a
+ * quantified row pattern that matches no row (an empty iteration) only
+ * where it is needed to reach the quantifier's lower bound, or as the last
+ * iteration of the loop.  Read precisely, for X{n,m} (m possibly unbounded)
+ * a path's iterations 1..k are valid when every empty iteration j has
+ * j <= n or j = k; preference among the valid paths is unchanged (greedy:
+ * one more iteration first, reluctant: exit first, lexicographically over
+ * the choices).  So an empty iteration j > n does not end the path: it ends
+ * the loop, and the path continues after the quantifier from the choice
+ * point that made the iteration empty, i.e. in its place in the preference
+ * order, before the body's remaining alternatives and the loop's own exit.
+ * Iterations j <= n may be empty and be followed by more.  It is one rule
+ * for every quantifier: the first iteration of X* (an empty one ends the
+ * loop where it is: (C??)* D lets D take the row), later iterations of X*
+ * (Trino drops such a path instead: (B? | A)+ over B B x gives B B here,
+ * B B A there), iteration n+1 of X{n,}, and the optional copies of X{n,m}
+ * (Trino lets more iterations follow an empty one there).
+ *
+ * The walk applies it with the set of iterations that began at the current
+ * row (BegunNode): the SPLIT beginning an iteration adds it, and the JUMP
+ * ending it (a back edge, mr_program.h) finds it there exactly when the
+ * iteration matched no row; the path then goes on at the quantifier's exit
+ * with the set the iteration's head had.  Mandatory copies of a lower bound
+ * are plain code, so their empty iterations are never cut.
+ *
+ * Counted loops (mr_program.h).  A thread carries one int32 per counted
+ * loop (completed iterations, 0 outside the loop), so a state is (pc,
+ * counters) and a path's memory does not depend on the bound.  Merging a
+ * later thread into an earlier one at the same pc is sound whenever every
+ * future of the later one (rows and labels) is also a future of the
+ * earlier one: the earlier has priority, so the later could only win where
+ * the earlier fails, and then it fails too.  Per counter (MrCounterMerge):
+ *  - EXACT: equal values only (the general case);
+ *  - HIGHER (body always takes a row; unbounded, the counter saturating at
+ *    min, or bounded with an exit that leads straight to ACCEPT): a higher
+ *    value reaches min, hence ACCEPT, no later than a lower one over the
+ *    same rows, so the earlier thread with a value >= the later's wins;
+ *  - LOWER (body nullable at every row, bounded): a lower value can redo
+ *    every iteration sequence of a higher one, filling min with empty
+ *    iterations where needed, and has at least as much room below max;
+ *  - ANY (body nullable at every row, unbounded): the value does not change
+ *    the set of row sequences still possible (empty iterations fill min at
+ *    any point), so it is ignored.
+ * fill_jump (nullable everywhere; unbounded, or bounded with no consuming
+ * derivation of the body after its first empty one, mr_program.c no_rest):
+ * a run of filling empty iterations goes to min at once, since the states
+ * in between reach nothing the state at min does not, in the same order.
+ * The state sets key walks by exact counters; the parked set keeps one
+ * entry per key and merged counter (its best value), a few with more, so
+ * probing stays short however many threads share a key.  A walk is capped
+ * (walk_cap, with interrupt checks) and the live history nodes bounded by
+ * the thread budget, since paths of different starts are not merged when
+ * their counters differ (a bounded loop followed by more of the pattern).
  *-------------------------------------------------------------------------
  */
 #include "mr_match.h"
@@ -33,8 +87,7 @@ typedef struct Thread
 /* closure bookkeeping: the loops whose current iteration began at this row */
 typedef struct BegunNode
 {
-	int32_t		loop;			/* loop head pc << 1, | 1 when the loop was
-								 * entered from outside (its first iteration) */
+	int32_t		loop;			/* the SPLIT heading the iteration */
 	int32_t		parent;			/* index of the previous node, -1 = none */
 } BegunNode;
 
@@ -42,7 +95,6 @@ typedef struct StackEntry
 {
 	int32_t		pc;
 	int32_t		begun;			/* BegunNode index, -1 = empty set */
-	bool		via_back_edge;	/* pc (a loop head) reached by its back edge */
 } StackEntry;
 
 /*
@@ -59,6 +111,33 @@ typedef struct ClosureMemo
 	uint32_t	steps;			/* state visits of the recorded walk */
 	int8_t		state;			/* MEMO_UNKNOWN, MEMO_READY, MEMO_NONE */
 } ClosureMemo;
+
+/*
+ * Programs with counters (counted loops, mr_program.h) key the closure's
+ * visited states and the merging of parked threads by their counters too,
+ * in open-addressing sets; an entry belongs to the set while its gen is the
+ * set's.
+ */
+typedef struct SetEntry
+{
+	uint32_t	gen;
+	uint32_t	hash;
+	int32_t		pc;
+	int32_t		begun;
+	int64_t		start;
+	int64_t		coff;			/* its counters in StateSet.vals */
+} SetEntry;
+
+typedef struct StateSet
+{
+	SetEntry   *e;
+	uint32_t	mask;			/* entries - 1, a power of two minus one */
+	uint32_t	gen;
+	int64_t		n;				/* entries of this gen */
+	int32_t    *vals;
+	int64_t		nvals;
+	int64_t		capvals;
+} StateSet;
 
 #define MEMO_UNKNOWN 0
 #define MEMO_READY 1
@@ -103,6 +182,7 @@ struct MrMatcher
 	int32_t		stackcap;
 
 	MrHist	   *free_hist;
+	int64_t		live_hist;		/* history nodes in use */
 
 	/* closure memo, one per start pc, and the recording in progress */
 	ClosureMemo *memo;
@@ -121,6 +201,19 @@ struct MrMatcher
 	int32_t    *out_vars;
 	bool	   *out_excl;
 	int64_t		out_cap;
+
+	/* counters: K per thread, in arrays parallel to the lists and stack */
+	int32_t		K;
+	int32_t    *ccnt;			/* [ccap * K] of clist */
+	int32_t    *ncnt;			/* [ncap * K] of nlist */
+	int32_t    *stack_cnt;		/* [stackcap * K] */
+	int32_t    *cur_cnt;		/* [K] the state being walked */
+	int32_t    *zero_cnt;		/* [K] all 0: a new start */
+	uint8_t    *merge;			/* [K] MrCounterMerge of each counter */
+	StateSet	vset;			/* visited (pc, begun, counters) of a walk */
+	StateSet	pset;			/* parked (pc, start, counters) */
+	int64_t		walk_cap;		/* most states of one walk; 0: no cap */
+	bool		overflow;		/* a walk or a list outgrew the budget */
 
 	MrMatcherStats stats;
 };
@@ -154,6 +247,7 @@ hist_push(MrMatcher *m, MrHist *prev, int64_t row, int32_t var, bool excluded)
 	h->var = var;
 	h->excluded = excluded;
 	h->refs = 1;
+	m->live_hist++;
 	return h;
 }
 
@@ -166,6 +260,7 @@ hist_release(MrMatcher *m, MrHist *h)
 
 		h->prev = m->free_hist;
 		m->free_hist = h;
+		m->live_hist--;
 		h = prev;
 	}
 }
@@ -180,9 +275,9 @@ hist_ref(MrHist *h)
 
 /* ---------- lists ---------- */
 
-/* grow one thread list; never the one being iterated */
+/* grow one thread list and its counters; never the one being iterated */
 static void
-grow_list(Thread **list, int64_t *cap, int64_t need)
+grow_list(MrMatcher *m, Thread **list, int32_t **cnt, int64_t *cap, int64_t need)
 {
 	int64_t		ncap;
 
@@ -192,16 +287,28 @@ grow_list(Thread **list, int64_t *cap, int64_t need)
 	if (ncap < need)
 		ncap = need;
 	*list = mr_realloc(*list, sizeof(Thread) * (size_t) ncap);
+	if (m->K > 0)
+		*cnt = mr_realloc(*cnt, sizeof(int32_t) * (size_t) (ncap * m->K));
 	*cap = ncap;
 }
 
+#define CLIST_RESERVE(m, need) grow_list((m), &(m)->clist, &(m)->ccnt, &(m)->ccap, (need))
+#define NLIST_RESERVE(m, need) grow_list((m), &(m)->nlist, &(m)->ncnt, &(m)->ncap, (need))
+
+/* the counters of clist[i] / nlist[i] */
+#define CCNT(m, i) ((m)->ccnt + (i) * (m)->K)
+#define NCNT(m, i) ((m)->ncnt + (i) * (m)->K)
+
+/* append a thread waiting at pc, with the counters being walked */
 static Thread *
 nlist_append(MrMatcher *m, int32_t pc, int64_t start, MrHist *hist, int64_t len)
 {
 	Thread	   *t;
 
 	if (m->nn >= m->ncap)
-		grow_list(&m->nlist, &m->ncap, m->nn + 1);
+		NLIST_RESERVE(m, m->nn + 1);
+	if (m->K > 0)
+		memcpy(NCNT(m, m->nn), m->cur_cnt, sizeof(int32_t) * (size_t) m->K);
 	t = &m->nlist[m->nn++];
 	t->pc = pc;
 	t->start = start;
@@ -236,14 +343,233 @@ swap_lists(MrMatcher *m)
 	Thread	   *t = m->clist;
 	int64_t		c = m->ccap;
 
+	int32_t    *tc = m->ccnt;
+
 	m->clist = m->nlist;
 	m->ccap = m->ncap;
+	m->ccnt = m->ncnt;
 	m->nc = m->nn;
 	m->nlist = t;
 	m->ncap = c;
+	m->ncnt = tc;
 	m->nn = 0;
 	if (m->nc > m->stats.peak_threads)
 		m->stats.peak_threads = m->nc;
+}
+
+/* ---------- state sets (programs with counters) ---------- */
+
+static void
+set_init(StateSet *st)
+{
+	st->mask = 63;
+	st->e = mr_new_array(SetEntry, st->mask + 1);
+	memset(st->e, 0, sizeof(SetEntry) * (st->mask + 1));
+	st->gen = 0;
+	st->n = 0;
+	st->capvals = 256;
+	st->vals = mr_new_array(int32_t, st->capvals);
+	st->nvals = 0;
+}
+
+/* make gen the set's generation: an empty set unless it already was */
+static inline void
+set_use(StateSet *st, uint32_t gen)
+{
+	if (st->gen != gen)
+	{
+		st->gen = gen;
+		st->n = 0;
+		st->nvals = 0;
+	}
+}
+
+/* a generation counter wrapped: forget every entry */
+static void
+set_wrap(StateSet *st)
+{
+	if (st->e == NULL)
+		return;
+	memset(st->e, 0, sizeof(SetEntry) * (st->mask + 1));
+	st->gen = 0;
+	st->n = 0;
+	st->nvals = 0;
+}
+
+static uint32_t
+set_hash(int32_t pc, int32_t begun, int64_t start, const int32_t *cnt,
+		 const uint8_t *merge, int32_t K)
+{
+	uint32_t	h = 2166136261u;
+	int32_t		k;
+
+	h = (h ^ (uint32_t) pc) * 16777619u;
+	h = (h ^ (uint32_t) begun) * 16777619u;
+	h = (h ^ (uint32_t) start) * 16777619u;
+	h = (h ^ (uint32_t) (start >> 32)) * 16777619u;
+	for (k = 0; k < K; k++)
+		h = (h ^ (uint32_t) (merge && merge[k] != MR_CTR_EXACT ? 0 : cnt[k])) * 16777619u;
+	return h ^ (h >> 15);
+}
+
+static void
+set_insert(StateSet *st, uint32_t hash, int32_t pc, int32_t begun, int64_t start,
+		   const int32_t *cnt, int32_t K)
+{
+	SetEntry   *e;
+	uint32_t	i;
+
+	if ((st->n + 1) * 2 > (int64_t) st->mask + 1)
+	{
+		/* double, keeping this generation's entries */
+		SetEntry   *old = st->e;
+		uint32_t	oldsize = st->mask + 1,
+					j;
+
+		st->mask = st->mask * 2 + 1;
+		st->e = mr_new_array(SetEntry, st->mask + 1);
+		memset(st->e, 0, sizeof(SetEntry) * (st->mask + 1));
+		for (j = 0; j < oldsize; j++)
+			if (old[j].gen == st->gen)
+			{
+				for (i = old[j].hash & st->mask; st->e[i].gen == st->gen; i = (i + 1) & st->mask)
+					;
+				st->e[i] = old[j];
+			}
+		mr_free(old);
+	}
+	if (st->nvals + K > st->capvals)
+	{
+		st->capvals = 2 * (st->nvals + K);
+		st->vals = mr_realloc(st->vals, sizeof(int32_t) * (size_t) st->capvals);
+	}
+	for (i = hash & st->mask; st->e[i].gen == st->gen; i = (i + 1) & st->mask)
+		;
+	e = &st->e[i];
+	e->gen = st->gen;
+	e->hash = hash;
+	e->pc = pc;
+	e->begun = begun;
+	e->start = start;
+	e->coff = st->nvals;
+	memcpy(st->vals + st->nvals, cnt, sizeof(int32_t) * (size_t) K);
+	st->nvals += K;
+	st->n++;
+}
+
+/*
+ * How cnt compares with v under merge: of another key (an exact counter
+ * differs), covered by v, covers v, or of the same key but neither
+ */
+#define SET_OTHER_KEY (-1)
+#define SET_NEITHER 0
+#define SET_COVERED 1
+#define SET_COVERS 2
+
+static int
+set_compare(const int32_t *cnt, const int32_t *v, const uint8_t *merge, int32_t K)
+{
+	bool		covered = true,
+				covers = true;
+	int32_t		k;
+
+	for (k = 0; k < K; k++)
+	{
+		uint8_t		how = merge ? merge[k] : MR_CTR_EXACT;
+
+		if (cnt[k] == v[k] || how == MR_CTR_ANY)
+			continue;
+		if (how == MR_CTR_EXACT)
+			return SET_OTHER_KEY;
+		/* LOWER: the lower value is the better; HIGHER: the higher */
+		if ((how == MR_CTR_LOWER) == (cnt[k] > v[k]))
+			covers = false;
+		else
+			covered = false;
+	}
+	return covered ? SET_COVERED : covers ? SET_COVERS : SET_NEITHER;
+}
+
+/*
+ * Entries of one key (pc, begun, start, the exact counters) kept for the
+ * merged counters: with one such counter, one entry (its best value) is
+ * exact; with more, the first few that no later one covers (a thread no
+ * entry covers is kept, which is only slower).  This bounds the probe
+ * chain, which a hash that ignores the merged counters would let grow with
+ * the threads of that key.
+ */
+#define SET_KEY_ENTRIES 4
+
+/*
+ * Is (pc, begun, start, cnt) in the set, or (with merge) covered by an entry
+ * whose counters are equal where exact and lower or equal where they may be
+ * (MR_CTR_LOWER), higher or equal where that covers it (MR_CTR_HIGHER), any
+ * where they do not matter (MR_CTR_ANY)?  If not, record it: in place of an
+ * entry it covers (whatever that entry covered, it covers, and it comes
+ * later than that entry's thread but earlier than every thread still to
+ * come), else as a new entry while the key has fewer than SET_KEY_ENTRIES.
+ */
+static bool
+set_seen(StateSet *st, int32_t pc, int32_t begun, int64_t start,
+		 const int32_t *cnt, const uint8_t *merge, int32_t K)
+{
+	uint32_t	hash = set_hash(pc, begun, start, cnt, merge, K);
+	uint32_t	i;
+	int			same_key = 0;
+
+	for (i = hash & st->mask; st->e[i].gen == st->gen; i = (i + 1) & st->mask)
+	{
+		const SetEntry *e = &st->e[i];
+		int32_t    *v;
+		int			how;
+
+		if (e->hash != hash || e->pc != pc || e->begun != begun || e->start != start)
+			continue;
+		v = st->vals + e->coff;
+		how = set_compare(cnt, v, merge, K);
+		if (how == SET_COVERED)
+			return true;
+		if (how == SET_COVERS)
+		{
+			memcpy(v, cnt, sizeof(int32_t) * (size_t) K);
+			return false;
+		}
+		if (how == SET_NEITHER && ++same_key >= SET_KEY_ENTRIES)
+			return false;	/* kept, not recorded */
+	}
+	set_insert(st, hash, pc, begun, start, cnt, K);
+	return false;
+}
+
+static inline void
+bump_pgen(MrMatcher *m)
+{
+	m->pgen++;
+	if (m->pgen == 0)
+	{
+		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		if (m->K > 0 && m->opts.dedup != MR_DEDUP_NONE)
+			set_wrap(&m->pset);
+		m->pgen = 1;
+	}
+}
+
+static inline void
+bump_cgen(MrMatcher *m)
+{
+	m->cgen++;
+	if (m->cgen == 0)
+	{
+		memset(m->cstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		memset(m->vstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		if (m->K > 0)
+		{
+			set_wrap(&m->vset);
+			if (m->opts.dedup == MR_DEDUP_NONE)
+				set_wrap(&m->pset);
+		}
+		m->cgen = 1;
+	}
 }
 
 /* ---------- creation ---------- */
@@ -265,41 +591,32 @@ mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
 	m->stack = mr_new_array(StackEntry, m->stackcap);
 	m->bcap = 64;
 	m->bnodes = mr_new_array(BegunNode, m->bcap);
-	grow_list(&m->clist, &m->ccap, 16);
-	grow_list(&m->nlist, &m->ncap, 16);
+	m->K = prog->ncounters;
+	if (m->K > 0)
+	{
+		int			k;
+
+		m->stack_cnt = mr_new_array(int32_t, (size_t) m->stackcap * m->K);
+		m->cur_cnt = mr_new_array(int32_t, m->K);
+		m->zero_cnt = mr_new_array(int32_t, m->K);
+		memset(m->zero_cnt, 0, sizeof(int32_t) * (size_t) m->K);
+		m->merge = mr_new_array(uint8_t, m->K);
+		for (k = 0; k < m->K; k++)
+			m->merge[k] = prog->counters[k].merge;
+		set_init(&m->vset);
+		set_init(&m->pset);
+		/* a walk through counted loops can be long: bound it with the budget */
+		if (opts->max_threads > 0)
+			m->walk_cap = 4 * opts->max_threads > 65536 ? 4 * opts->max_threads : 65536;
+	}
+	CLIST_RESERVE(m, 16);
+	NLIST_RESERVE(m, 16);
 	m->memo = mr_new_array(ClosureMemo, n);
 	memset(m->memo, 0, sizeof(ClosureMemo) * (size_t) n);
 	m->cgen = 1;
 	m->pgen = 1;
 	mr_matcher_reset(m, 0);
 	return m;
-}
-
-void
-mr_matcher_destroy(MrMatcher *m)
-{
-	int			i;
-
-	/* the host frees everything with its memory context; standalone frees */
-	for (i = 0; i < m->prog->ninsts; i++)
-		if (m->memo[i].items)
-			mr_free(m->memo[i].items);
-	mr_free(m->memo);
-	mr_free(m->cstamp);
-	mr_free(m->cbegun);
-	mr_free(m->vstamp);
-	mr_free(m->bnodes);
-	mr_free(m->pstamp);
-	mr_free(m->pstart);
-	mr_free(m->stack);
-	mr_free(m->clist);
-	mr_free(m->nlist);
-	mr_free(m->out_vars);
-	mr_free(m->out_excl);
-	mr_free(m->sym_ext);
-	mr_free(m->sym_pcs);
-	mr_free(m->sym_src);
-	mr_free(m);
 }
 
 static void
@@ -323,12 +640,8 @@ mr_matcher_reset(MrMatcher *m, int64_t pos)
 	m->has_best = false;
 	m->cur = pos;
 	m->finished = false;
-	m->pgen++;
-	if (m->pgen == 0)
-	{
-		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-		m->pgen = 1;
-	}
+	m->overflow = false;
+	bump_pgen(m);
 }
 
 static int32_t
@@ -349,35 +662,54 @@ static int32_t
 begun_find(const MrMatcher *m, int32_t node, int32_t loop)
 {
 	for (; node >= 0; node = m->bnodes[node].parent)
-		if ((m->bnodes[node].loop >> 1) == loop)
+		if (m->bnodes[node].loop == loop)
 			return node;
 	return -1;
 }
 
-static void
-stack_push_edge(MrMatcher *m, int32_t pc, int32_t begun, bool via_back_edge)
+/* push a state to walk, with the counters being walked (cur_cnt) */
+static inline void
+stack_push(MrMatcher *m, int32_t pc, int32_t begun)
 {
 	if (m->stacktop >= m->stackcap)
 	{
 		m->stackcap *= 2;
 		m->stack = mr_realloc(m->stack, sizeof(StackEntry) * (size_t) m->stackcap);
+		if (m->K > 0)
+			m->stack_cnt = mr_realloc(m->stack_cnt,
+									  sizeof(int32_t) * (size_t) m->stackcap * m->K);
 	}
 	m->stack[m->stacktop].pc = pc;
 	m->stack[m->stacktop].begun = begun;
-	m->stack[m->stacktop].via_back_edge = via_back_edge;
+	if (m->K > 0)
+		memcpy(m->stack_cnt + (size_t) m->stacktop * m->K, m->cur_cnt,
+			   sizeof(int32_t) * (size_t) m->K);
 	m->stacktop++;
 }
 
+/* the same, with counter k set to v */
 static inline void
-stack_push(MrMatcher *m, int32_t pc, int32_t begun)
+stack_push_count(MrMatcher *m, int32_t pc, int32_t begun, int32_t k, int32_t v)
 {
-	stack_push_edge(m, pc, begun, false);
+	stack_push(m, pc, begun);
+	m->stack_cnt[(size_t) (m->stacktop - 1) * m->K + k] = v;
 }
 
-/* is a thread parked at pc a duplicate of an earlier (preferred) one? */
+/*
+ * Is a thread parked at pc a duplicate of an earlier (preferred) one?  With
+ * counters, the counters (cur_cnt) are part of the state, merged as each
+ * counter's MrCounterMerge allows.
+ */
 static bool
 parked_duplicate(MrMatcher *m, int32_t pc, int64_t start)
 {
+	if (m->K > 0)
+	{
+		set_use(&m->pset, m->opts.dedup == MR_DEDUP_NONE ? m->cgen : m->pgen);
+		return set_seen(&m->pset, pc, 0,
+						m->opts.dedup == MR_DEDUP_STATE ? 0 : start,
+						m->cur_cnt, m->merge, m->K);
+	}
 	switch (m->opts.dedup)
 	{
 		case MR_DEDUP_STATE:
@@ -408,35 +740,35 @@ parked_duplicate(MrMatcher *m, int32_t pc, int64_t start)
  * known to have ended -- to nlist.  Returns true when ACCEPT was reached:
  * the caller must then drop every lower-priority thread.
  *
- * The walk carries the set of unbounded loops whose current iteration began
- * at this row.  A loop's back edge is not taken while its loop is in the set
- * (that iteration matched no row): the path leaves the loop when that was
- * the loop's first iteration since it was entered from outside, else it
- * ends.  This is the only pruning rule, and it bounds the walk.  A state
- * reached again with the same set has the same future and lower priority,
- * so it is skipped.  Parked threads are merged
+ * The walk carries the set of loop iterations that began at this row.  An
+ * iteration's back edge is not taken while it is in the set (it matched no
+ * row): the path goes on at the quantifier's exit instead (see the top of
+ * the file).  That bounds the walk: no iteration follows an empty one.  A
+ * state reached again with the same set has the same future and lower
+ * priority, so it is skipped.  Parked threads are merged
  * across threads only at VAR pcs, where the set no longer matters: the next
  * step consumes a row, which every open iteration then contains.
  */
 static bool
 closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
-		int64_t pos, const int32_t *begun0, int32_t nbegun0)
+		int64_t pos, const int32_t *begun0, int32_t nbegun0, const int32_t *cnt0)
 {
 	const MrInst *insts = m->prog->insts;
+	const int32_t K = m->K;
+	int64_t		walked = 0;
 	int32_t		b0 = -1;
 	int32_t		i;
 
-	m->cgen++;
-	if (m->cgen == 0)
-	{
-		memset(m->cstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-		memset(m->vstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-		m->cgen = 1;
-	}
+	bump_cgen(m);
 	m->nbnodes = 0;
 	for (i = 0; i < nbegun0; i++)
 		b0 = begun_push(m, begun0[i], b0);
 	m->stacktop = 0;
+	if (K > 0)
+	{
+		memcpy(m->cur_cnt, cnt0 ? cnt0 : m->zero_cnt, sizeof(int32_t) * (size_t) K);
+		set_use(&m->vset, m->cgen);
+	}
 	stack_push(m, pc0, b0);
 	while (m->stacktop > 0)
 	{
@@ -445,10 +777,31 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 		const MrInst *in = &insts[pc];
 
 		m->stats.steps++;
-		if (m->cstamp[pc] == m->cgen && m->cbegun[pc] == e.begun)
-			continue;
-		m->cstamp[pc] = m->cgen;
-		m->cbegun[pc] = e.begun;
+		if (K == 0)
+		{
+			if (m->cstamp[pc] == m->cgen && m->cbegun[pc] == e.begun)
+				continue;
+			m->cstamp[pc] = m->cgen;
+			m->cbegun[pc] = e.begun;
+		}
+		else
+		{
+			/* the state includes the counters; a counted walk can be long */
+			memcpy(m->cur_cnt, m->stack_cnt + (size_t) m->stacktop * K,
+				   sizeof(int32_t) * (size_t) K);
+			if (set_seen(&m->vset, pc, e.begun, 0, m->cur_cnt, NULL, K))
+				continue;
+			if ((++walked & 4095) == 0)
+			{
+				MR_CHECK_INTERRUPTS();
+				if (m->walk_cap > 0 && walked > m->walk_cap)
+				{
+					m->overflow = true;
+					m->stacktop = 0;
+					return false;
+				}
+			}
+		}
 
 		switch ((MrOpcode) in->op)
 		{
@@ -457,28 +810,18 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 				{
 					int32_t		node = begun_find(m, e.begun, in->loop);
 
-					if (node < 0)
-					{
-						stack_push_edge(m, in->x, e.begun, true);
-						break;
-					}
-
 					/*
-					 * An iteration that matched no row is not repeated.  When
-					 * it was the loop's first since entering from outside,
-					 * the loop ends here and the path goes on, keeping its
-					 * place in the preference order; an empty iteration after
-					 * a non-empty one is dropped (the row-consuming and exit
-					 * edges of that iteration's head come later).  This is
-					 * how Trino's matcher behaves.
+					 * An iteration that matched no row (it began at this
+					 * row) is the loop's last: the path goes on at the loop's
+					 * exit, in its place in the preference order, with the
+					 * set the iteration's head had (ISO/IEC 19075-5 7.2.8;
+					 * the mandatory iterations of a lower bound are copies
+					 * without this edge).
 					 */
-					if (m->bnodes[node].loop & 1)
-					{
-						const MrInst *head = &insts[in->loop];
-
-						stack_push(m, head->x == head->loop ? head->y : head->x,
-								   e.begun);
-					}
+					if (node < 0)
+						stack_push(m, in->x, e.begun);
+					else
+						stack_push(m, in->y, m->bnodes[node].parent);
 					break;
 				}
 				stack_push(m, in->x, e.begun);
@@ -491,9 +834,7 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 					if (in->loop_head)
 					{
 						/* taking the body edge begins an iteration here */
-						int32_t		nb = begun_push(m, (pc << 1) |
-												(e.via_back_edge ? 0 : 1),
-												e.begun);
+						int32_t		nb = begun_push(m, pc, e.begun);
 
 						if (in->x == in->loop)
 							bx = nb;
@@ -502,6 +843,64 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 					}
 					stack_push(m, in->y, by);
 					stack_push(m, in->x, bx);
+				}
+				break;
+			case MR_OP_CLOOP:
+				{
+					const MrCounter *ctr = &m->prog->counters[in->ctr];
+					int32_t		c = m->cur_cnt[in->ctr];
+					bool		can_iter = ctr->max == MR_QUANT_INF || c < ctr->max;
+					bool		can_exit = c >= ctr->min;
+					int32_t		bb = e.begun;
+
+					/* taking the body edge begins an iteration here */
+					if (can_iter && in->loop_head)
+						bb = begun_push(m, pc, e.begun);
+					/* the exit resets the counter: 0 outside the loop */
+					if (in->reluctant)
+					{
+						if (can_iter)
+							stack_push(m, in->x, bb);
+						if (can_exit)
+							stack_push_count(m, in->y, e.begun, in->ctr, 0);
+					}
+					else
+					{
+						if (can_exit)
+							stack_push_count(m, in->y, e.begun, in->ctr, 0);
+						if (can_iter)
+							stack_push(m, in->x, bb);
+					}
+				}
+				break;
+			case MR_OP_CBACK:
+				{
+					const MrCounter *ctr = &m->prog->counters[in->ctr];
+					int64_t		n = (int64_t) m->cur_cnt[in->ctr] + 1;
+					int32_t		node = in->back_edge ? begun_find(m, e.begun, in->loop) : -1;
+
+					if (node < 0)
+					{
+						/* unbounded: more iterations than min change nothing */
+						if (ctr->max == MR_QUANT_INF && n > ctr->min)
+							n = ctr->min;
+						stack_push_count(m, in->x, e.begun, in->ctr, (int32_t) n);
+					}
+					else if (n > ctr->min)
+					{
+						/* an empty iteration past the lower bound: the last */
+						stack_push_count(m, in->y, m->bnodes[node].parent, in->ctr, 0);
+					}
+					else
+					{
+						/*
+						 * An empty iteration filling the lower bound; with
+						 * fill_jump the run of such iterations is taken at
+						 * once (see the top of the file).
+						 */
+						stack_push_count(m, in->x, m->bnodes[node].parent, in->ctr,
+										 ctr->fill_jump ? ctr->min : (int32_t) n);
+					}
 				}
 				break;
 			case MR_OP_BEGIN:
@@ -572,25 +971,20 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
  */
 static bool
 closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
-			 int64_t pos)
+			 int64_t pos, const int32_t *cnt)
 {
 	ClosureMemo *cm = &m->memo[pc0];
 	uint64_t	steps0;
 	bool		accepted;
 	int32_t		k;
 
-	if (pos == 0 || m->finished || cm->state == MEMO_NONE)
-		return closure(m, pc0, start, hist, len, pos, NULL, 0);
+	/* a walk through counted loops depends on the counters: never recorded */
+	if (pos == 0 || m->finished || cm->state == MEMO_NONE || m->K > 0)
+		return closure(m, pc0, start, hist, len, pos, NULL, 0, cnt);
 	if (cm->state == MEMO_READY)
 	{
 		/* a new walk for the per-walk duplicate marks (MR_DEDUP_NONE) */
-		m->cgen++;
-		if (m->cgen == 0)
-		{
-			memset(m->cstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-			memset(m->vstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-			m->cgen = 1;
-		}
+		bump_cgen(m);
 		m->stats.steps += cm->steps;
 		m->stats.memo_hits++;
 		for (k = 0; k < cm->nitems; k++)
@@ -617,7 +1011,7 @@ closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len
 	m->rec_fail = false;
 	m->rec_n = 0;
 	steps0 = m->stats.steps;
-	accepted = closure(m, pc0, start, hist, len, pos, NULL, 0);
+	accepted = closure(m, pc0, start, hist, len, pos, NULL, 0, NULL);
 	m->recording = false;
 	if (m->rec_fail)
 		cm->state = MEMO_NONE;
@@ -632,10 +1026,22 @@ closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len
 	return accepted;
 }
 
+int64_t		mr_matcher_earliest_live(const MrMatcher *m);
+
+/*
+ * The thread budget bounds the paths alive at once, and with it the memory
+ * of their histories: many paths from different starts each hold their own
+ * rows' labels, so live history nodes are bounded too, by 256 per thread of
+ * the budget, and never below 16 per row since the earliest live start (so
+ * that one long path, however long, always fits).
+ */
 static MrMatchStatus
 check_limits(MrMatcher *m)
 {
-	if (m->opts.max_threads > 0 && m->nc > m->opts.max_threads)
+	if (m->overflow || (m->opts.max_threads > 0 && m->nc > m->opts.max_threads))
+		return MR_MATCH_TOO_MANY_THREADS;
+	if (m->opts.max_threads > 0 && m->live_hist > 256 * m->opts.max_threads &&
+		m->live_hist > 16 * (m->cur - mr_matcher_earliest_live(m) + 1))
 		return MR_MATCH_TOO_MANY_THREADS;
 	return MR_MATCH_OK;
 }
@@ -657,22 +1063,19 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 	if (!m->has_best)
 	{
 		m->nn = 0;
-		closure_memo(m, 0, pos, NULL, 0, pos);
+		closure_memo(m, 0, pos, NULL, 0, pos, NULL);
 		/* append the new threads to clist */
-		grow_list(&m->clist, &m->ccap, m->nc + m->nn);
+		CLIST_RESERVE(m, m->nc + m->nn);
 		for (i = 0; i < m->nn; i++)
 			m->clist[m->nc + i] = m->nlist[i];
+		if (m->K > 0)
+			memcpy(CCNT(m, m->nc), m->ncnt, sizeof(int32_t) * (size_t) (m->nn * m->K));
 		m->nc += m->nn;
 		m->nn = 0;
 	}
 
 	/* consume row pos */
-	m->pgen++;
-	if (m->pgen == 0)
-	{
-		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-		m->pgen = 1;
-	}
+	bump_pgen(m);
 	m->nn = 0;
 	for (i = 0; i < m->nc; i++)
 	{
@@ -695,10 +1098,13 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 				MrHist	   *h = hist_push(m, t->hist, pos, in->var, in->excluded);
 				bool		accepted;
 
-				accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, pos + 1);
+				accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, pos + 1,
+										m->K > 0 ? CCNT(m, i) : NULL);
 				hist_release(m, h);
-				if (accepted)
+				if (accepted || m->overflow ||
+					(m->opts.max_threads > 0 && m->nn > m->opts.max_threads))
 				{
+					/* the rest has lower priority, or the budget is spent */
 					release_threads(m, m->clist, i, m->nc);
 					m->nc = 0;
 					break;
@@ -722,12 +1128,7 @@ mr_matcher_finish(MrMatcher *m)
 	if (m->finished)
 		return MR_MATCH_OK;
 	m->finished = true;
-	m->pgen++;
-	if (m->pgen == 0)
-	{
-		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-		m->pgen = 1;
-	}
+	bump_pgen(m);
 	m->nn = 0;
 	for (i = 0; i < m->nc; i++)
 	{
@@ -737,7 +1138,8 @@ mr_matcher_finish(MrMatcher *m)
 		if (m->prog->insts[t->pc].op == MR_OP_END)
 		{
 			if (closure(m, t->pc + 1, t->start, t->hist, t->len, m->cur,
-						t->begun, t->nbegun))
+						t->begun, t->nbegun, m->K > 0 ? CCNT(m, i) : NULL) ||
+				m->overflow)
 			{
 				release_threads(m, m->clist, i, m->nc);
 				m->nc = 0;
@@ -750,7 +1152,7 @@ mr_matcher_finish(MrMatcher *m)
 	/* nothing can wait for a row after the end */
 	release_threads(m, m->nlist, 0, m->nn);
 	m->nn = 0;
-	return MR_MATCH_OK;
+	return m->overflow ? MR_MATCH_TOO_MANY_THREADS : MR_MATCH_OK;
 }
 
 int64_t
@@ -806,12 +1208,6 @@ mr_matcher_earliest_live(const MrMatcher *m)
 }
 
 int64_t
-mr_matcher_live_threads(const MrMatcher *m)
-{
-	return m->nc;
-}
-
-int64_t
 mr_matcher_expire_before(MrMatcher *m, int64_t pos)
 {
 	int64_t		i,
@@ -826,7 +1222,11 @@ mr_matcher_expire_before(MrMatcher *m, int64_t pos)
 			dropped++;
 		}
 		else
+		{
+			if (m->K > 0 && kept != i)
+				memcpy(CCNT(m, kept), CCNT(m, i), sizeof(int32_t) * (size_t) m->K);
 			m->clist[kept++] = m->clist[i];
+		}
 	}
 	m->nc = kept;
 	return dropped;
@@ -869,7 +1269,7 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 	 * A thread's start is its index in the extended list, so every thread
 	 * this step parks or accepts names the one it descends from.
 	 */
-	grow_list(&m->clist, &m->ccap, n > 0 ? n : 1);
+	CLIST_RESERVE(m, n > 0 ? n : 1);
 	for (i = 0; i < n; i++)
 	{
 		Thread	   *t = &m->clist[i];
@@ -890,8 +1290,8 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 	if (!has_best)
 	{
 		m->nn = 0;
-		out->empty_accept = closure_memo(m, 0, n, NULL, 0, 1);
-		grow_list(&m->clist, &m->ccap, m->nc + m->nn);
+		out->empty_accept = closure_memo(m, 0, n, NULL, 0, 1, NULL);
+		CLIST_RESERVE(m, m->nc + m->nn);
 		for (i = 0; i < m->nn; i++)
 		{
 			m->clist[m->nc + i] = m->nlist[i];
@@ -907,12 +1307,7 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 	out->ext_pcs = m->sym_ext;
 
 	/* consume the row */
-	m->pgen++;
-	if (m->pgen == 0)
-	{
-		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-		m->pgen = 1;
-	}
+	bump_pgen(m);
 	m->nn = 0;
 	out->accept_src = -1;
 	for (i = 0; i < m->nc; i++)
@@ -925,7 +1320,7 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 			MrHist	   *h = hist_push(m, t->hist, 1, in->var, in->excluded);
 			bool		accepted;
 
-			accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, 2);
+			accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, 2, NULL);
 			hist_release(m, h);
 			if (accepted)
 			{

@@ -32,9 +32,9 @@
  * dependent conditions), where max_threads bounds the work and memory and
  * exceeding it is reported instead of hanging.
  *
- * A program state is never revisited within one row step, which both makes
- * the epsilon closure finite and implements the rule that a loop iteration
- * matching no row is not repeated.
+ * A program state is never revisited within one row step, which makes the
+ * epsilon closure finite; a loop iteration that matches no row is the
+ * loop's last (see mr_match.c for the rule and how the walk applies it).
  *
  * The caller feeds rows with mr_matcher_feed(), ends a partition with
  * mr_matcher_finish(), and, after a decided match, restarts the search at the
@@ -112,7 +112,6 @@ typedef struct MrMatcher MrMatcher;
 
 extern MrMatcher *mr_matcher_create(const MrProgram *prog,
 									const MrMatcherOptions *opts);
-extern void mr_matcher_destroy(MrMatcher *m);
 
 /* forget all threads and start searching at row `pos` */
 extern void mr_matcher_reset(MrMatcher *m, int64_t pos);
@@ -138,9 +137,6 @@ extern bool mr_matcher_done(const MrMatcher *m);
  * earlier match covered them).  Equals next_row when nothing is alive.
  */
 extern int64_t mr_matcher_earliest_live(const MrMatcher *m);
-
-/* threads currently alive */
-extern int64_t mr_matcher_live_threads(const MrMatcher *m);
 
 /*
  * Drop every live thread that started before `pos` (used when a WITHIN

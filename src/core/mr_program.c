@@ -20,8 +20,12 @@ typedef struct Builder
 	int			n;
 	int			cap;
 	int			max;
+	int			unroll_limit;
 	bool		excluded;
 	MrError    *err;
+	MrCounter  *counters;
+	int			ncounters;
+	int			ccap;
 } Builder;
 
 static void
@@ -29,7 +33,7 @@ too_complex(Builder *b)
 {
 	mr_error_set(b->err, MR_SQLSTATE_PROGRAM_LIMIT, -1,
 				 "row pattern is too complex");
-	mr_error_hint(b->err, "The compiled pattern would exceed %d states; use smaller quantifier bounds or fewer PERMUTE elements.",
+	mr_error_hint(b->err, "The compiled pattern would exceed %d states; use fewer PERMUTE elements or alternatives.",
 				  b->max);
 }
 
@@ -169,11 +173,315 @@ perm_branch(Builder *b, const void *arg, int branch)
 	next_permutation(ps->perm, ps->p->nchildren);
 }
 
+/*
+ * Can p match no row (anchors count as matching no row)?  Only the
+ * iterations of a nullable body can be empty, so only those loops need the
+ * empty-iteration rule of mr_program.h.
+ */
+static bool
+nullable(const MrPattern *p)
+{
+	int			i;
+
+	switch (p->kind)
+	{
+		case MR_PAT_VAR:
+			return false;
+		case MR_PAT_EMPTY:
+		case MR_PAT_START_ANCHOR:
+		case MR_PAT_END_ANCHOR:
+			return true;
+		case MR_PAT_EXCLUDE:
+			return nullable(p->children[0]);
+		case MR_PAT_QUANT:
+			return p->min == 0 || nullable(p->children[0]);
+		case MR_PAT_CONCAT:
+		case MR_PAT_PERMUTE:
+			for (i = 0; i < p->nchildren; i++)
+				if (!nullable(p->children[i]))
+					return false;
+			return true;
+		case MR_PAT_ALT:
+			for (i = 0; i < p->nchildren; i++)
+				if (nullable(p->children[i]))
+					return true;
+			return false;
+	}
+	return true;
+}
+
+/* can p match no row at every row, without the help of an anchor? */
+static bool
+nullable_anywhere(const MrPattern *p)
+{
+	int			i;
+
+	switch (p->kind)
+	{
+		case MR_PAT_VAR:
+		case MR_PAT_START_ANCHOR:
+		case MR_PAT_END_ANCHOR:
+			return false;
+		case MR_PAT_EMPTY:
+			return true;
+		case MR_PAT_EXCLUDE:
+			return nullable_anywhere(p->children[0]);
+		case MR_PAT_QUANT:
+			return p->min == 0 || nullable_anywhere(p->children[0]);
+		case MR_PAT_CONCAT:
+		case MR_PAT_PERMUTE:
+			for (i = 0; i < p->nchildren; i++)
+				if (!nullable_anywhere(p->children[i]))
+					return false;
+			return true;
+		case MR_PAT_ALT:
+			for (i = 0; i < p->nchildren; i++)
+				if (nullable_anywhere(p->children[i]))
+					return true;
+			return false;
+	}
+	return false;
+}
+
+/* can p never consume a row? */
+static bool
+pure_empty(const MrPattern *p)
+{
+	int			i;
+
+	if (p->kind == MR_PAT_VAR)
+		return false;
+	for (i = 0; i < p->nchildren; i++)
+		if (!pure_empty(p->children[i]))
+			return false;
+	return true;
+}
+
+/*
+ * Does no derivation of p that consumes rows come after p's first (most
+ * preferred) derivation that consumes none, in the preference order?  A
+ * conservative answer (false when unsure) is safe: it only disables
+ * fill_jump (mr_match.c).  Derivations that consume nothing after the
+ * first such one reach the same state and are merged, so they never count.
+ */
+static bool
+no_rest(const MrPattern *p)
+{
+	int			i;
+
+	if (!nullable(p))
+		return true;
+	switch (p->kind)
+	{
+		case MR_PAT_VAR:
+		case MR_PAT_EMPTY:
+		case MR_PAT_START_ANCHOR:
+		case MR_PAT_END_ANCHOR:
+			return true;
+		case MR_PAT_EXCLUDE:
+			return no_rest(p->children[0]);
+		case MR_PAT_CONCAT:
+			for (i = 0; i < p->nchildren; i++)
+				if (!no_rest(p->children[i]))
+					return false;
+			return true;
+		case MR_PAT_ALT:
+			/* the branches before the first nullable one always consume */
+			for (i = 0; i < p->nchildren; i++)
+				if (nullable(p->children[i]))
+					break;
+			if (i == p->nchildren || !no_rest(p->children[i]))
+				return false;
+			for (i++; i < p->nchildren; i++)
+				if (!pure_empty(p->children[i]))
+					return false;
+			return true;
+		case MR_PAT_PERMUTE:
+			/* the later orderings come after the first one's empty path */
+			return pure_empty(p);
+		case MR_PAT_QUANT:
+			/* reluctant: matching no row comes before every iteration */
+			return p->reluctant ? pure_empty(p->children[0]) : no_rest(p->children[0]);
+	}
+	return false;
+}
+
+/* ---------- unrolled or counted ---------- */
+
+#define SIZE_CAP ((int64_t) 1 << 40)
+
+static int64_t
+size_add(int64_t a, int64_t b)
+{
+	return a + b > SIZE_CAP ? SIZE_CAP : a + b;
+}
+
+static int64_t
+size_mul(int64_t a, int64_t b)
+{
+	if (a == 0 || b == 0)
+		return 0;
+	return a > SIZE_CAP / b ? SIZE_CAP : a * b;
+}
+
+static int64_t node_size(const Builder *b, const MrPattern *p);
+
+/* instructions of p's unrolled form, its body taking body_size */
+static int64_t
+unrolled_size(const MrPattern *p, int64_t body_size)
+{
+	int64_t		n = size_mul(p->min, body_size);
+
+	if (p->max == MR_QUANT_INF)
+		return size_add(n, size_add(body_size, 2));
+	return size_add(n, size_mul((int64_t) p->max - p->min,
+								size_add(body_size, nullable(p->children[0]) ? 2 : 1)));
+}
+
+/* is quantifier p compiled as a counted loop (with its body's size)? */
+static bool
+counted(const Builder *b, const MrPattern *p, int64_t body_size)
+{
+	/* X* needs no counter, and {0} nothing at all */
+	if ((p->min == 0 && p->max == MR_QUANT_INF) || p->max == 0)
+		return false;
+	if (b->unroll_limit <= 0)
+		return true;
+	return unrolled_size(p, body_size) > b->unroll_limit;
+}
+
+/* instructions compile_node() emits for p (saturating) */
+static int64_t
+node_size(const Builder *b, const MrPattern *p)
+{
+	int64_t		n = 0,
+				k = 1;
+	int			i;
+
+	switch (p->kind)
+	{
+		case MR_PAT_VAR:
+		case MR_PAT_START_ANCHOR:
+		case MR_PAT_END_ANCHOR:
+			return 1;
+		case MR_PAT_EMPTY:
+			return 0;
+		case MR_PAT_EXCLUDE:
+			return node_size(b, p->children[0]);
+		case MR_PAT_CONCAT:
+		case MR_PAT_ALT:
+		case MR_PAT_PERMUTE:
+			for (i = 0; i < p->nchildren; i++)
+				n = size_add(n, node_size(b, p->children[i]));
+			if (p->kind == MR_PAT_ALT)
+				return size_add(n, 2 * (int64_t) (p->nchildren - 1));
+			if (p->kind == MR_PAT_PERMUTE)
+			{
+				for (i = 2; i <= p->nchildren; i++)
+					k = size_mul(k, i);
+				return size_add(size_mul(k, n), size_mul(2, k - 1));
+			}
+			return n;
+		case MR_PAT_QUANT:
+			n = node_size(b, p->children[0]);
+			return counted(b, p, n) ? size_add(n, 2) : unrolled_size(p, n);
+	}
+	return 0;
+}
+
+/* a counted loop: CLOOP, the body once, CBACK (see mr_program.h) */
+static void
+compile_counted(Builder *b, const MrPattern *p)
+{
+	const MrPattern *child = p->children[0];
+	bool		empty_body = nullable(child);
+	MrCounter  *ctr;
+	int			k,
+				head,
+				back;
+
+	if (b->ncounters >= b->ccap)
+	{
+		b->ccap = b->ccap ? 2 * b->ccap : 4;
+		b->counters = mr_realloc(b->counters, sizeof(MrCounter) * (size_t) b->ccap);
+	}
+	k = b->ncounters++;
+	head = emit(b, MR_OP_CLOOP);
+	if (head < 0)
+		return;
+	b->insts[head].ctr = k;
+	b->insts[head].reluctant = p->reluctant;
+	b->insts[head].loop_head = empty_body;
+	b->insts[head].x = b->insts[head].loop = head + 1;
+	compile_node(b, child);
+	back = emit(b, MR_OP_CBACK);
+	if (back < 0)
+		return;
+	b->insts[back].ctr = k;
+	b->insts[back].x = head;
+	b->insts[back].loop = head;
+	b->insts[back].back_edge = empty_body;
+	b->insts[back].y = b->insts[head].y = b->n;
+
+	ctr = &b->counters[k];
+	ctr->head = head;
+	ctr->min = p->min;
+	ctr->max = p->max;
+	ctr->fill_jump = false;
+	/* mr_match.c argues each of these */
+	if (!empty_body)
+		ctr->merge = p->max == MR_QUANT_INF ? MR_CTR_HIGHER : MR_CTR_EXACT;
+	else if (!nullable_anywhere(child))
+		ctr->merge = MR_CTR_EXACT;	/* only at a partition's start or end */
+	else
+	{
+		ctr->merge = p->max == MR_QUANT_INF ? MR_CTR_ANY : MR_CTR_LOWER;
+		ctr->fill_jump = p->max == MR_QUANT_INF || no_rest(child);
+	}
+}
+
+/*
+ * A bounded counted loop whose body always takes a row and whose exit leads
+ * straight to ACCEPT merges like an unbounded one (MR_CTR_HIGHER): only
+ * known once the whole program is there.
+ */
+static void
+finish_counters(Builder *b)
+{
+	int			k;
+
+	for (k = 0; k < b->ncounters; k++)
+	{
+		MrCounter  *ctr = &b->counters[k];
+		const MrInst *head = &b->insts[ctr->head];
+		int32_t		pc = head->y;
+		int			hops;
+
+		if (ctr->merge != MR_CTR_EXACT || head->loop_head)
+			continue;
+		for (hops = 0; hops < b->n && b->insts[pc].op == MR_OP_JUMP &&
+			 !b->insts[pc].back_edge; hops++)
+			pc = b->insts[pc].x;
+		if (b->insts[pc].op == MR_OP_ACCEPT)
+			ctr->merge = MR_CTR_HIGHER;
+	}
+}
+
 static void
 compile_quant(Builder *b, const MrPattern *p)
 {
 	const MrPattern *child = p->children[0];
+	bool		empty_body = nullable(child);
+	int64_t		body_size = node_size(b, child);
 	int			i;
+
+	if (counted(b, p, body_size) ||
+		((p->min > 0 || p->max != MR_QUANT_INF) && p->max != 0 &&
+		 unrolled_size(p, body_size) > (int64_t) (b->max - b->n)))
+	{
+		compile_counted(b, p);
+		return;
+	}
 
 	for (i = 0; i < p->min && !b->err->failed; i++)
 		compile_node(b, child);
@@ -194,10 +502,15 @@ compile_quant(Builder *b, const MrPattern *p)
 		if (jump < 0)
 			return;
 		b->insts[jump].x = split;
-		b->insts[jump].back_edge = true;
-		b->insts[jump].loop = split;
-		b->insts[split].loop_head = true;
 		b->insts[split].loop = body;
+		if (empty_body)
+		{
+			/* an empty iteration ends the loop: continue at its exit */
+			b->insts[jump].back_edge = true;
+			b->insts[jump].loop = split;
+			b->insts[jump].y = b->n;
+			b->insts[split].loop_head = true;
+		}
 		if (p->reluctant)
 		{
 			b->insts[split].x = b->n;
@@ -213,6 +526,7 @@ compile_quant(Builder *b, const MrPattern *p)
 	{
 		int			nopt = p->max - p->min;
 		int		   *splits;
+		int		   *ends;
 
 		if (nopt <= 0)
 			return;
@@ -223,12 +537,28 @@ compile_quant(Builder *b, const MrPattern *p)
 			return;
 		}
 		splits = mr_new_array(int, nopt);
+		ends = mr_new_array(int, nopt);
 		for (i = 0; i < nopt && !b->err->failed; i++)
 		{
 			splits[i] = emit(b, MR_OP_SPLIT);
 			if (splits[i] < 0)
 				break;
 			compile_node(b, child);
+			ends[i] = -1;
+			if (empty_body && !b->err->failed)
+			{
+				/*
+				 * The copy is one iteration: when it matched no row it is
+				 * the last one, so the path skips the copies after it.
+				 */
+				ends[i] = emit(b, MR_OP_JUMP);
+				if (ends[i] < 0)
+					break;
+				b->insts[ends[i]].x = ends[i] + 1;
+				b->insts[ends[i]].back_edge = true;
+				b->insts[ends[i]].loop = splits[i];
+				b->insts[splits[i]].loop_head = true;
+			}
 		}
 		if (!b->err->failed)
 		{
@@ -237,6 +567,10 @@ compile_quant(Builder *b, const MrPattern *p)
 			for (i = 0; i < nopt; i++)
 			{
 				int			body = splits[i] + 1;
+
+				b->insts[splits[i]].loop = body;
+				if (ends[i] >= 0)
+					b->insts[ends[i]].y = end;
 
 				if (p->reluctant)
 				{
@@ -251,6 +585,7 @@ compile_quant(Builder *b, const MrPattern *p)
 			}
 		}
 		mr_free(splits);
+		mr_free(ends);
 	}
 }
 
@@ -328,10 +663,10 @@ compile_node(Builder *b, const MrPattern *p)
 
 /* fewest/most rows a node can consume; max -1 = unbounded */
 static void
-row_bounds(const MrPattern *p, long *minr, long *maxr)
+row_bounds(const MrPattern *p, int64_t *minr, int64_t *maxr)
 {
 	int			i;
-	long		cmin,
+	int64_t		cmin,
 				cmax;
 
 	switch (p->kind)
@@ -357,9 +692,9 @@ row_bounds(const MrPattern *p, long *minr, long *maxr)
 				*minr += cmin;
 				if (*maxr >= 0)
 					*maxr = (cmax < 0) ? -1 : *maxr + cmax;
-				if (*minr > 1000000000L)
-					*minr = 1000000000L;
-				if (*maxr > 1000000000L)
+				if (*minr > (int64_t) 1000000000)
+					*minr = (int64_t) 1000000000;
+				if (*maxr > (int64_t) 1000000000)
 					*maxr = -1;
 			}
 			return;
@@ -380,8 +715,8 @@ row_bounds(const MrPattern *p, long *minr, long *maxr)
 		case MR_PAT_QUANT:
 			row_bounds(p->children[0], &cmin, &cmax);
 			*minr = cmin * p->min;
-			if (*minr > 1000000000L)
-				*minr = 1000000000L;
+			if (*minr > (int64_t) 1000000000)
+				*minr = (int64_t) 1000000000;
 			if (cmax == 0)
 				*maxr = 0;
 			else if (p->max == MR_QUANT_INF || cmax < 0)
@@ -389,7 +724,7 @@ row_bounds(const MrPattern *p, long *minr, long *maxr)
 			else
 			{
 				*maxr = cmax * p->max;
-				if (*maxr > 1000000000L)
+				if (*maxr > (int64_t) 1000000000)
 					*maxr = -1;
 			}
 			return;
@@ -413,19 +748,32 @@ has_kind(const MrPattern *p, MrPatternKind k)
 MrProgram *
 mr_compile_pattern(const MrClause *c, int max_insts, MrError *err)
 {
+	MrCompileOptions opts;
+
+	opts.max_insts = max_insts;
+	opts.unroll_limit = MR_DEFAULT_UNROLL_LIMIT;
+	return mr_compile_pattern_opts(c, &opts, err);
+}
+
+MrProgram *
+mr_compile_pattern_opts(const MrClause *c, const MrCompileOptions *opts,
+						MrError *err)
+{
 	Builder		b;
 	MrProgram  *prog;
-	long		minr,
+	int64_t		minr,
 				maxr;
 
 	memset(&b, 0, sizeof(b));
-	b.max = max_insts > 1 ? max_insts : 2;
+	b.max = opts->max_insts > 1 ? opts->max_insts : 2;
+	b.unroll_limit = opts->unroll_limit;
 	b.err = err;
 	compile_node(&b, c->pattern);
 	emit(&b, MR_OP_ACCEPT);
 	if (err->failed)
 	{
 		mr_free(b.insts);
+		mr_free(b.counters);
 		return NULL;
 	}
 	prog = mr_new(MrProgram);
@@ -439,52 +787,8 @@ mr_compile_pattern(const MrClause *c, int max_insts, MrError *err)
 	prog->min_rows = (int) minr;
 	prog->max_rows = (int) maxr;
 	prog->matches_empty = (minr == 0);
+	finish_counters(&b);
+	prog->ncounters = b.ncounters;
+	prog->counters = b.counters;
 	return prog;
-}
-
-char *
-mr_program_to_string(const MrProgram *p, const MrClause *c)
-{
-	size_t		namemax = 1;
-	size_t		cap;
-	char	   *buf;
-	size_t		len = 0;
-	int			i;
-
-	for (i = 0; c && i < c->nvars; i++)
-		if (strlen(c->vars[i].norm) > namemax)
-			namemax = strlen(c->vars[i].norm);
-	cap = 64 + (size_t) p->ninsts * (48 + namemax);
-	buf = mr_alloc(cap);
-
-	for (i = 0; i < p->ninsts; i++)
-	{
-		const MrInst *in = &p->insts[i];
-		const char *name;
-
-		switch ((MrOpcode) in->op)
-		{
-			case MR_OP_VAR:
-				name = (c && in->var >= 0 && in->var < c->nvars) ? c->vars[in->var].norm : "?";
-				len += (size_t) snprintf(buf + len, cap - len, "%d: VAR %s%s\n", i, name,
-										 in->excluded ? " (excluded)" : "");
-				break;
-			case MR_OP_SPLIT:
-				len += (size_t) snprintf(buf + len, cap - len, "%d: SPLIT %d, %d\n", i, in->x, in->y);
-				break;
-			case MR_OP_JUMP:
-				len += (size_t) snprintf(buf + len, cap - len, "%d: JUMP %d\n", i, in->x);
-				break;
-			case MR_OP_BEGIN:
-				len += (size_t) snprintf(buf + len, cap - len, "%d: BEGIN\n", i);
-				break;
-			case MR_OP_END:
-				len += (size_t) snprintf(buf + len, cap - len, "%d: END\n", i);
-				break;
-			case MR_OP_ACCEPT:
-				len += (size_t) snprintf(buf + len, cap - len, "%d: ACCEPT\n", i);
-				break;
-		}
-	}
-	return buf;
 }

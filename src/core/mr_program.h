@@ -18,24 +18,48 @@
  *    first branch preferred;
  *  - greedy quantifiers put the "one more iteration" edge first, reluctant
  *    ones the exit edge first;
- *  - {n,m} is unrolled: n mandatory copies, then m-n nested optional copies
- *    (or a loop for an unbounded maximum), so every state is a pc and the
- *    matcher needs no counters;
+ *  - {n,m} is unrolled while that stays small (MrCompileOptions): n
+ *    mandatory copies, then m-n nested optional copies (or a loop for an
+ *    unbounded maximum), so every state is a pc; larger bounds become a
+ *    counted loop (below);
  *  - PERMUTE(a, b, c) is the alternation of all orderings in lexicographic
  *    order of the listed positions, as the standard prescribes;
  *  - an exclusion {- p -} compiles p with its VAR instructions flagged
  *    `excluded` (the rows are matched but not output by ALL ROWS PER MATCH).
  *
- * Unbounded loops are marked (loop_head on the SPLIT, back_edge on the JUMP
- * that closes the body) so the matcher can apply the rule that an iteration
- * matching no row is not followed by another: a back edge is not taken when
- * the loop's current iteration began at the current row; if that was the
- * loop's first iteration (entered from outside) the path leaves the loop
- * instead, else it ends.  Bounded quantifiers are unrolled and need no such
- * rule.
+ * An iteration that matches no row may only fill the lower bound or be the
+ * loop's last (ISO/IEC 19075-5 7.2.8; mr_match.c has the reading of it).
+ * The mandatory copies of a lower bound need nothing for that.  Every other
+ * iteration whose body can match no row is marked: loop_head on the SPLIT
+ * whose `loop` edge begins the iteration, back_edge on the JUMP that ends
+ * it, whose x is where a non-empty iteration goes on (the loop head, or the
+ * next optional copy) and whose y is the quantifier's exit, where an empty
+ * iteration goes on instead: it was the last.
  *
- * The size of the program is bounded by the caller's limit (unrolling and
- * PERMUTE can grow it quickly); exceeding it is a 54000 error.
+ * Counted loops.  A quantifier whose unrolled form would exceed the unroll
+ * limit compiles its body once, between
+ *
+ *   CLOOP k    the loop head: with c = counter k of the thread (completed
+ *              iterations), iterate (edge x, the body) if c < max, exit
+ *              (edge y, counter k reset to 0) if c >= min; greedy tries the
+ *              body first, reluctant the exit
+ *   CBACK k    the iteration's end: counter k + 1, back to the head (x)
+ *
+ * Counters live in the thread (mr_match.c: a fixed number of int32 per
+ * thread, one per counted loop, so the memory of a path does not grow with
+ * the bound); a counter is 0 outside its loop, so paths that left a loop
+ * compare equal.  For an unbounded maximum the counter saturates at min
+ * (more iterations change nothing).  Empty iterations follow the rule
+ * above: when the body can match no row, CLOOP is a loop_head and CBACK a
+ * back edge (y = the exit): an empty iteration at or below min fills the
+ * bound and goes back to the head, above min it ends the loop.  MrCounter
+ * describes each loop for the matcher, including two shortcuts for nullable
+ * bodies without anchors, argued in mr_match.c: fill_jump (a run of filling
+ * empty iterations jumps to min at once) and the counter's merge mode.
+ * Programs with counters do not run as an automaton (mr_dfa_supports()).
+ *
+ * The size of the program is bounded by the caller's limit (PERMUTE can
+ * grow it quickly); exceeding it is a 54000 error.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_PROGRAM_H
@@ -50,20 +74,44 @@ typedef enum MrOpcode
 	MR_OP_JUMP,
 	MR_OP_BEGIN,
 	MR_OP_END,
-	MR_OP_ACCEPT
+	MR_OP_ACCEPT,
+	MR_OP_CLOOP,
+	MR_OP_CBACK
 } MrOpcode;
 
 typedef struct MrInst
 {
 	uint8_t		op;				/* MrOpcode */
 	bool		excluded;		/* VAR inside {- -} */
-	bool		loop_head;		/* SPLIT heading an unbounded loop */
-	bool		back_edge;		/* JUMP closing an unbounded loop's body */
+	bool		loop_head;		/* SPLIT whose `loop` edge begins an iteration */
+	bool		back_edge;		/* JUMP or CBACK ending that iteration */
+	bool		reluctant;		/* CLOOP: exit edge first */
 	int32_t		var;			/* VAR: variable index */
 	int32_t		x;				/* SPLIT/JUMP: first target */
-	int32_t		y;				/* SPLIT: second target */
+	int32_t		y;				/* SPLIT: second target; back edge: the exit */
 	int32_t		loop;			/* loop head: body pc; back edge: head pc */
+	int32_t		ctr;			/* CLOOP/CBACK: counter index */
 } MrInst;
+
+/* how threads that differ only in one counter may be merged */
+typedef enum MrCounterMerge
+{
+	MR_CTR_EXACT = 0,			/* only equal values */
+	MR_CTR_LOWER,				/* the lower value's futures contain the
+								 * higher's: a later thread with a value >= an
+								 * earlier one's is a duplicate */
+	MR_CTR_HIGHER,				/* the other way round: <= is a duplicate */
+	MR_CTR_ANY					/* the value does not change the future */
+} MrCounterMerge;
+
+typedef struct MrCounter
+{
+	int32_t		head;			/* its CLOOP */
+	int32_t		min;
+	int32_t		max;			/* MR_QUANT_INF: unbounded (saturates at min) */
+	bool		fill_jump;		/* a filling empty iteration goes to min */
+	uint8_t		merge;			/* MrCounterMerge */
+} MrCounter;
 
 typedef struct MrProgram
 {
@@ -76,10 +124,25 @@ typedef struct MrProgram
 	int			min_rows;		/* fewest rows any match consumes */
 	int			max_rows;		/* most rows a match consumes; -1 unbounded */
 	bool		matches_empty;	/* can the pattern match zero rows */
+	int32_t		ncounters;		/* counted loops: counters per thread */
+	MrCounter  *counters;		/* [ncounters] */
 } MrProgram;
 
 /* default cap on instructions (unrolled quantifiers and PERMUTE) */
 #define MR_DEFAULT_MAX_INSTS 100000
+
+/*
+ * A quantifier is unrolled when that takes at most this many instructions
+ * (and fits the cap), else counted: small quantifiers keep running as plain
+ * states (and on the automaton), A{1,100} B among them.
+ */
+#define MR_DEFAULT_UNROLL_LIMIT 1000
+
+typedef struct MrCompileOptions
+{
+	int			max_insts;		/* cap on instructions */
+	int			unroll_limit;	/* 0: count every quantifier but * (tests) */
+} MrCompileOptions;
 
 /*
  * Compile c->pattern.  Returns NULL with *err set when the program would
@@ -87,8 +150,8 @@ typedef struct MrProgram
  */
 extern MrProgram *mr_compile_pattern(const MrClause *c, int max_insts,
 									 MrError *err);
-
-/* for tests and EXPLAIN VERBOSE: one instruction per line */
-extern char *mr_program_to_string(const MrProgram *p, const MrClause *c);
+extern MrProgram *mr_compile_pattern_opts(const MrClause *c,
+										  const MrCompileOptions *opts,
+										  MrError *err);
 
 #endif							/* MR_PROGRAM_H */

@@ -543,7 +543,7 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 			st = mr_matcher_feed(mt, next);
 			MemoryContextSwitchTo(old);
 			if (st == MR_MATCH_TOO_MANY_THREADS)
-				too_many_threads();
+				matcher_over_budget(q);
 			/* rows no live thread starts at are unmatched */
 			have_m = mr_matcher_decided_match(mt, &m);
 			none_decided = !have_m;
@@ -556,8 +556,10 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 		if (ps->partition_ended)
 		{
 			old = MemoryContextSwitchTo(mcxt);
-			mr_matcher_finish(mt);
+			st = mr_matcher_finish(mt);
 			MemoryContextSwitchTo(old);
+			if (st == MR_MATCH_TOO_MANY_THREADS)
+				matcher_over_budget(q);
 			none_decided = false;
 			continue;
 		}

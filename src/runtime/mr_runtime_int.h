@@ -408,6 +408,7 @@ extern void part_attach_matcher(MrRuntime *rt, MrPartState *ps);
 extern void emit_unmatched_upto(MrRuntime *rt, MrPartState *ps, int64 upto);
 extern int64 skip_position(MrRuntime *rt, MrMatch *m);
 extern void too_many_threads(void);
+extern void matcher_over_budget(const MrBoundQuery *q);
 extern int64 settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m);
 
 /* mr_eval.c (over the partition rt->cur) */

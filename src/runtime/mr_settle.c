@@ -250,6 +250,21 @@ too_many_threads(void)
 			 errhint("Simplify nested quantifiers or alternations, add WITHIN, or raise match_recognize.max_threads.")));
 }
 
+/* the matcher's budget ran out: say why its paths could not be merged */
+void
+matcher_over_budget(const MrBoundQuery *q)
+{
+	if (q->dedup == MR_DEDUP_NONE)
+		too_many_threads();
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("row pattern matching exceeded match_recognize.max_threads (%d)", mr_max_threads),
+			 q->dedup == MR_DEDUP_STATE_START ?
+			 errdetail("WITHIN or the DEFINE conditions depend on where a match starts, so candidate paths of different start rows cannot be merged.") :
+			 errdetail("Candidate paths of many start rows were alive at once in different states, as under a large bounded quantifier followed by more of the pattern."),
+			 errhint("Add WITHIN, use a smaller quantifier bound, or raise match_recognize.max_threads.")));
+}
+
 /*
  * Emit a decided match m of partition ps (its rows up to m->end + max_next
  * are known) and the unmatched rows before it; returns where the search
