@@ -66,25 +66,13 @@ SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH NO
 
 -- what parses but does not run yet: refused at the construct
 SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
-  PATTERN (R -> S) DEFINE R AS price > 10000, S AS vol >= 1000)$$) AS m(k int, r bigint);
-:st
-SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
-  PATTERN (R S) WITHIN 60000 FROM R TO S DEFINE S AS vol >= 1000)$$) AS m(k int, r bigint);
-:st
-SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
-  PATTERN (R NOT S) DEFINE S AS vol >= 1000)$$) AS m(k int, r bigint);
-:st
-SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
   ONE ROW PER MATCH SHOW TIMEOUT MATCHES PATTERN (R S) WITHIN 5)$$) AS m(k int, r bigint);
 :st
 SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
+  ALL ROWS PER MATCH WITH TIMEOUT ROWS PATTERN (R S) WITHIN 5)$$) AS m(k int, r bigint);
+:st
+SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
   AFTER MATCH NO SKIP PATTERN (R S))$$) AS m(k int, r bigint);
-:st
-SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
-  PATTERN (R S) WITHIN 5 CLOCK MAX)$$) AS m(k int, r bigint);
-:st
-SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
-  PATTERN (R S) WITHIN 5, 6)$$) AS m(k int, r bigint);
 :st
 -- a plain WITHIN, and an interval qualifier with TO, still run as before
 SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r, S.ts AS s

@@ -128,6 +128,15 @@ extern int	mr_query_output_column_source(const MrBoundQuery *q, int i);
 extern bool mr_query_has_subqueries(const MrBoundQuery *q);
 
 /*
+ * Does the result depend on the input's clock (time in patterns: an
+ * absence decided at a deadline with CLOCK MAX, the default)?  Then the
+ * result is not in partition order (decisions at the end of a partition
+ * wait for the end of the input), and a filter on the partition keys is
+ * not the same below MATCH_RECOGNIZE (it would change the clock).
+ */
+extern bool mr_query_uses_input_clock(const MrBoundQuery *q);
+
+/*
  * The one check of a declared result row (a column definition list, the
  * plan's scan tuple) against the query's: count, then each column's name and
  * type in order (a result column whose name occurred earlier in the result

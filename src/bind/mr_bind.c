@@ -365,6 +365,12 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
 
 /* ---------- mr_api.h ---------- */
 
+bool
+mr_query_uses_input_clock(const MrBoundQuery *q)
+{
+	return q->time != NULL && q->time->deadline != NULL && q->time->clock_max;
+}
+
 MrBoundQuery *
 mr_query_compile(const char *text, int len, const MrTextOrigin *origin)
 {

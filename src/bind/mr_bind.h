@@ -151,6 +151,8 @@ typedef struct MrTime
 								 * the absence's deadline (NULL: none) */
 	MrLowered  *deadline;		/* MEASURES-side: that deadline, or NULL */
 	Oid			time_type;		/* the event time's type */
+	int16		time_len;
+	bool		time_byval;
 	bool		clock_max;		/* CLOCK MAX (the default) */
 	MrLowered  *clock;			/* CLOCK expression: no slots, evaluated once */
 	bool		uses_deadline;	/* MEASURES read MATCH_DEADLINE() */

@@ -6,10 +6,11 @@
  * The clause parser accepts the whole syntax of time in patterns (see
  * mr_window.c): "->", "->>", "NOT v", windows "WITHIN b FROM v TO w",
  * CLOCK, WITH TIMEOUT ROWS / SHOW TIMEOUT MATCHES and AFTER MATCH NO SKIP.
- * The program and the matcher learn them one by one; until a construct
- * runs, a query using it is refused here, before its pattern is compiled,
- * with 0A000 at the construct, so that none runs with a meaning it does
- * not have.  A plain "WITHIN bound" is today's WITHIN and is not refused.
+ * The constructs the engine does not run yet (timeout rows, NO SKIP) are
+ * refused here, before the pattern is compiled, with 0A000 at the
+ * construct, so that none runs with a meaning it does not have; so is "->"
+ * with WITH UNMATCHED ROWS (its skipped rows are excluded rows of the
+ * match, which that mode cannot show, as for {- -}).
  *
  * Windows are lowered like today's WITHIN: as conditions over the
  * candidate path, in the DEFINE's scope.  "WITHIN b FROM v TO w" makes a
@@ -53,36 +54,13 @@ void
 bind_time_refuse(MrBoundQuery *q)
 {
 	MrClause   *c = q->clause;
-	int			i;
 
 	if (c->timeout_rows)
 		refuse(q, c->timeout_pos, "WITH TIMEOUT ROWS is not supported yet");
 	if (c->no_skip)
 		refuse(q, c->skip_pos, "AFTER MATCH NO SKIP is not supported yet");
-	if (c->has_follow)
-		refuse(q, c->follow_pos, "-> and ->> are not supported yet");
-	if (c->nabsent > 0)
-	{
-		int			pos = c->absent_pos;
-
-		if (pos < 0)
-		{
-			/* a NOT in the middle of the pattern: the first one */
-			pos = c->follow_pos;
-		}
-		refuse(q, pos, "NOT in a row pattern is not supported yet");
-	}
-	for (i = 0; i < c->nwindows; i++)
-	{
-		MrWindow   *w = &c->windows[i];
-
-		if (w->from_var >= 0 || w->to_var >= 0)
-			refuse(q, w->pos, "WITHIN with FROM or TO is not supported yet");
-		if (i > 0)
-			refuse(q, w->pos, "more than one window in WITHIN is not supported yet");
-	}
-	if (c->has_clock)
-		refuse(q, c->clock_pos, "CLOCK is not supported yet");
+	if (c->has_follow && c->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
+		refuse(q, c->follow_pos, "-> and ->> cannot be used with ALL ROWS PER MATCH WITH UNMATCHED ROWS");
 }
 
 /* the event time's types: integers, date, timestamps (all map to int64) */
@@ -180,6 +158,7 @@ bind_time(MrBoundQuery *q, bool *path_dep)
 									&q->origin)));
 	}
 	t->time_type = TupleDescAttr(q->input_desc, q->order_cols[0])->atttypid;
+	get_typlenbyval(t->time_type, &t->time_len, &t->time_byval);
 	if (c->nwindows == 0 && !c->has_clock)
 		return;
 	if (c->order[0].desc)

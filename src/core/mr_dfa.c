@@ -47,9 +47,12 @@ mr_dfa_supports(const MrProgram *prog, int nvars)
 {
 	int			i;
 
-	/* counted loops: a state would be the pcs and every thread's counters */
+	/*
+	 * counted loops: a state would be the pcs and every thread's counters;
+	 * the fillers of -> and NOT v need per-thread host conditions
+	 */
 	if (nvars > MR_DFA_MAX_VARS || prog->has_begin || prog->has_end ||
-		prog->ncounters > 0)
+		prog->ncounters > 0 || prog->nsynth > 0 || prog->has_absent)
 		return false;
 	for (i = 0; i < prog->ninsts; i++)
 		if (prog->insts[i].op == MR_OP_BEGIN || prog->insts[i].op == MR_OP_END)

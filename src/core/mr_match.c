@@ -82,7 +82,11 @@ typedef struct Thread
 	int32_t    *begun;			/* END-parked only: loops begun at this row
 								 * (BegunNode.loop values) */
 	int32_t		nbegun;
+	int64_t		deadline;		/* ABSENT-parked: the host's deadline, once
+								 * asked (DEADLINE_UNKNOWN before) */
 } Thread;
+
+#define DEADLINE_UNKNOWN INT64_MIN
 
 /* closure bookkeeping: the loops whose current iteration began at this row */
 typedef struct BegunNode
@@ -160,6 +164,7 @@ struct MrMatcher
 	bool		finished;		/* finish() called since reset */
 
 	bool		has_best;
+	bool		best_by_end;	/* accepted at ABSENT by finish() */
 	int64_t		best_start;
 	int64_t		best_end;
 	MrHist	   *best_hist;
@@ -316,6 +321,7 @@ nlist_append(MrMatcher *m, int32_t pc, int64_t start, MrHist *hist, int64_t len)
 	t->len = len;
 	t->begun = NULL;
 	t->nbegun = 0;
+	t->deadline = DEADLINE_UNKNOWN;
 	return t;
 }
 
@@ -627,6 +633,7 @@ set_best(MrMatcher *m, int64_t start, int64_t end, MrHist *hist)
 	m->best_start = start;
 	m->best_end = end;
 	m->has_best = true;
+	m->best_by_end = false;
 }
 
 void
@@ -638,6 +645,7 @@ mr_matcher_reset(MrMatcher *m, int64_t pos)
 	hist_release(m, m->best_hist);
 	m->best_hist = NULL;
 	m->has_best = false;
+	m->best_by_end = false;
 	m->cur = pos;
 	m->finished = false;
 	m->overflow = false;
@@ -947,6 +955,29 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 				}
 				nlist_append(m, pc, start, hist, len);
 				break;
+			case MR_OP_ABSENT:
+				if (m->finished)
+				{
+					/* the end of the partition: the host's clock decides */
+					set_best(m, start, start + len, hist);
+					m->best_by_end = true;
+					m->stacktop = 0;
+					return true;
+				}
+				if (m->recording)
+				{
+					if (m->rec_n < MEMO_MAX_ITEMS)
+						m->rec_items[m->rec_n++] = pc;
+					else
+						m->rec_fail = true;
+				}
+				if (parked_duplicate(m, pc, start))
+				{
+					m->stats.merged++;
+					break;
+				}
+				nlist_append(m, pc, start, hist, len);
+				break;
 			case MR_OP_ACCEPT:
 				if (m->recording)
 				{
@@ -1095,7 +1126,8 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 			m->stats.define_calls++;
 			if (m->opts.define(m->opts.define_arg, in->var, pos, &path))
 			{
-				MrHist	   *h = hist_push(m, t->hist, pos, in->var, in->excluded);
+				MrHist	   *h = hist_push(m, t->hist, pos, in->unlabeled ? -1 : in->var,
+										  in->excluded);
 				bool		accepted;
 
 				accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, pos + 1,
@@ -1109,6 +1141,34 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 					m->nc = 0;
 					break;
 				}
+			}
+		}
+		else if (in->op == MR_OP_ABSENT)
+		{
+			MrPath		path;
+			MrAbsentOutcome o;
+
+			path.start = t->start;
+			path.len = t->len;
+			path.last = t->hist;
+			m->stats.define_calls++;
+			o = m->opts.absent(m->opts.define_arg, in->var, pos, &path);
+			if (o == MR_ABSENT_WAIT && in->strict)
+				o = MR_ABSENT_PASSED;
+			if (o == MR_ABSENT_PASSED)
+			{
+				/* the deadline passed before this row: a match, without it */
+				set_best(m, t->start, t->start + t->len, t->hist);
+				release_threads(m, m->clist, i, m->nc);
+				m->nc = 0;
+				break;
+			}
+			if (o == MR_ABSENT_WAIT)
+			{
+				/* parked on, with its counters (all 0: NOT v is in no loop) */
+				if (m->K > 0)
+					memcpy(m->cur_cnt, CCNT(m, i), sizeof(int32_t) * (size_t) m->K);
+				nlist_append(m, t->pc, t->start, t->hist, t->len)->deadline = t->deadline;
 			}
 		}
 		/* END threads die: a row exists */
@@ -1135,6 +1195,14 @@ mr_matcher_finish(MrMatcher *m)
 		Thread	   *t = &m->clist[i];
 
 		MR_CHECK_INTERRUPTS();
+		if (m->prog->insts[t->pc].op == MR_OP_ABSENT)
+		{
+			set_best(m, t->start, t->start + t->len, t->hist);
+			m->best_by_end = true;
+			release_threads(m, m->clist, i, m->nc);
+			m->nc = 0;
+			break;
+		}
 		if (m->prog->insts[t->pc].op == MR_OP_END)
 		{
 			if (closure(m, t->pc + 1, t->start, t->hist, t->len, m->cur,
@@ -1153,6 +1221,66 @@ mr_matcher_finish(MrMatcher *m)
 	release_threads(m, m->nlist, 0, m->nn);
 	m->nn = 0;
 	return m->overflow ? MR_MATCH_TOO_MANY_THREADS : MR_MATCH_OK;
+}
+
+/* the deadline of an ABSENT-parked thread, asking the host once */
+static int64_t
+thread_deadline(MrMatcher *m, Thread *t)
+{
+	if (t->deadline == DEADLINE_UNKNOWN)
+	{
+		MrPath		path;
+
+		path.start = t->start;
+		path.len = t->len;
+		path.last = t->hist;
+		t->deadline = m->opts.deadline ?
+			m->opts.deadline(m->opts.define_arg, m->prog->insts[t->pc].var, &path) : INT64_MAX;
+	}
+	return t->deadline;
+}
+
+int64_t
+mr_matcher_next_deadline(MrMatcher *m)
+{
+	int64_t		best = INT64_MAX;
+	int64_t		i;
+
+	for (i = 0; i < m->nc; i++)
+	{
+		Thread	   *t = &m->clist[i];
+
+		if ((i & 1023) == 1023)
+			MR_CHECK_INTERRUPTS();
+		if (m->prog->insts[t->pc].op == MR_OP_ABSENT && thread_deadline(m, t) < best)
+			best = t->deadline;
+	}
+	return best;
+}
+
+int64_t
+mr_matcher_advance_clock(MrMatcher *m, int64_t now)
+{
+	int64_t		i;
+
+	if (m->finished)
+		return 0;
+	for (i = 0; i < m->nc; i++)
+	{
+		Thread	   *t = &m->clist[i];
+
+		if ((i & 1023) == 1023)
+			MR_CHECK_INTERRUPTS();
+		if (m->prog->insts[t->pc].op == MR_OP_ABSENT && thread_deadline(m, t) < now)
+		{
+			/* as a row past the deadline would: accept, drop the rest */
+			set_best(m, t->start, t->start + t->len, t->hist);
+			release_threads(m, m->clist, i, m->nc);
+			m->nc = i;
+			return 1;
+		}
+	}
+	return 0;
 }
 
 int64_t
@@ -1194,6 +1322,7 @@ mr_matcher_decided_match(MrMatcher *m, MrMatch *out)
 	out->end = m->best_end;
 	out->vars = m->out_vars;
 	out->excluded = m->out_excl;
+	out->by_end = m->best_by_end;
 	return true;
 }
 

@@ -68,6 +68,32 @@ typedef struct MrPath
 
 typedef bool (*MrDefineFn) (void *arg, int var, int64_t row, const MrPath *path);
 
+/*
+ * NOT v at the end of the pattern (MR_OP_ABSENT): a thread parked there
+ * observes every later row.  The host says, for row `row` and the thread's
+ * path, whether the absence's deadline passed before the row (PASSED: the
+ * thread accepts with the rows it has, the row not among them), the row is
+ * a v row within the deadline (KILLED), or neither (WAIT).  For a strict
+ * absence WAIT means PASSED: the next row alone decides.  At the end of the
+ * partition a parked thread accepts and the match is marked `by_end`: the
+ * host decides by its clock whether the deadline passed.
+ */
+typedef enum MrAbsentOutcome
+{
+	MR_ABSENT_WAIT = 0,
+	MR_ABSENT_KILLED,
+	MR_ABSENT_PASSED
+} MrAbsentOutcome;
+
+typedef MrAbsentOutcome (*MrAbsentFn) (void *arg, int var, int64_t row, const MrPath *path);
+
+/*
+ * The deadline of a thread parked at NOT v, as an int64 of the event time
+ * (INT64_MAX: none), for the clock entry points below; asked once per
+ * parked thread.
+ */
+typedef int64_t (*MrDeadlineFn) (void *arg, int var, const MrPath *path);
+
 typedef enum MrDedup
 {
 	MR_DEDUP_STATE = 0,
@@ -81,6 +107,8 @@ typedef struct MrMatcherOptions
 	int64_t		max_threads;	/* <= 0: unlimited */
 	MrDefineFn	define;
 	void	   *define_arg;
+	MrAbsentFn	absent;			/* programs with ABSENT; called with define_arg */
+	MrDeadlineFn deadline;		/* for the clock entry points (may be NULL) */
 } MrMatcherOptions;
 
 typedef enum MrMatchStatus
@@ -97,6 +125,8 @@ typedef struct MrMatch
 	int32_t    *vars;
 	bool	   *excluded;
 	int64_t		number;			/* not set by the matcher; for the caller */
+	bool		by_end;			/* accepted at NOT v by the end of the
+								 * partition: the host's clock decides */
 } MrMatch;
 
 typedef struct MrMatcherStats
@@ -147,6 +177,21 @@ extern int64_t mr_matcher_earliest_live(const MrMatcher *m);
 extern int64_t mr_matcher_expire_before(MrMatcher *m, int64_t pos);
 
 extern const MrMatcherStats *mr_matcher_stats(const MrMatcher *m);
+
+/*
+ * The clock, for a source whose time moves without rows of this partition
+ * (a stream's watermark): mr_matcher_next_deadline() is the earliest
+ * deadline of a thread parked at NOT v (INT64_MAX: none), and
+ * mr_matcher_advance_clock(m, now) decides what a row at time `now` would
+ * decide before being matched: the most preferred parked thread whose
+ * deadline is before `now` accepts (lower-priority threads are dropped, as
+ * at an accept; preferred ones stay alive, so the match is decided once
+ * they are gone).  Returns 1 when a thread accepted.  Call it with every
+ * row of the partition below `now` already fed; the rows' own times
+ * decide the same way, so when the clock is advanced makes no difference.
+ */
+extern int64_t mr_matcher_next_deadline(MrMatcher *m);
+extern int64_t mr_matcher_advance_clock(MrMatcher *m, int64_t now);
 
 /*
  * DFA construction for MR_DEDUP_STATE programs without ^ or $.

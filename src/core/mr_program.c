@@ -26,6 +26,10 @@ typedef struct Builder
 	MrCounter  *counters;
 	int			ncounters;
 	int			ccap;
+	int			nvars;			/* the clause's variables */
+	MrSynth    *synth;			/* synthetic variables of -> and ->> */
+	int			nsynth;
+	int			synth_cap;
 } Builder;
 
 static void
@@ -64,14 +68,150 @@ emit(Builder *b, MrOpcode op)
 
 static void compile_node(Builder *b, const MrPattern *p);
 
-/* compile a sequence of nodes given as an array of pointers */
+/* add the variables that can map the first row of p to first[] */
+static void
+first_vars(const MrPattern *p, bool *first, bool *nullable_out);
+
+static void
+first_vars(const MrPattern *p, bool *first, bool *nullable_out)
+{
+	int			i;
+	bool		n;
+
+	MR_CHECK_INTERRUPTS();
+	*nullable_out = false;
+	switch (p->kind)
+	{
+		case MR_PAT_VAR:
+			if (!p->absent)
+				first[p->var] = true;
+			*nullable_out = p->absent;
+			return;
+		case MR_PAT_EMPTY:
+		case MR_PAT_START_ANCHOR:
+		case MR_PAT_END_ANCHOR:
+			*nullable_out = true;
+			return;
+		case MR_PAT_QUANT:
+			first_vars(p->children[0], first, &n);
+			*nullable_out = n || p->min == 0;
+			return;
+		case MR_PAT_EXCLUDE:
+			first_vars(p->children[0], first, nullable_out);
+			return;
+		case MR_PAT_CONCAT:
+			for (i = 0; i < p->nchildren; i++)
+			{
+				first_vars(p->children[i], first, &n);
+				if (!n)
+					return;
+			}
+			*nullable_out = true;
+			return;
+		case MR_PAT_ALT:
+		case MR_PAT_PERMUTE:
+			for (i = 0; i < p->nchildren; i++)
+			{
+				first_vars(p->children[i], first, &n);
+				if (n)
+					*nullable_out = true;
+			}
+			return;
+	}
+}
+
+/*
+ * The filler before q of "-> q" or "->> q": a new synthetic variable and
+ * its loop, greedy for "->" (Z exclusive with q's start), reluctant for
+ * "->>" (Y true).  absent: a mid-pattern NOT v it also excludes, or -1.
+ */
+static void
+compile_filler(Builder *b, const MrPattern *q, bool any, int absent)
+{
+	MrSynth    *z;
+	bool	   *first;
+	bool		n;
+	int			v;
+	int			split,
+				body,
+				jump;
+
+	if (b->nsynth >= b->synth_cap)
+	{
+		b->synth_cap = b->synth_cap ? b->synth_cap * 2 : 4;
+		b->synth = b->synth ? mr_realloc(b->synth, sizeof(MrSynth) * (size_t) b->synth_cap)
+			: mr_new_array(MrSynth, b->synth_cap);
+	}
+	z = &b->synth[b->nsynth];
+	memset(z, 0, sizeof(MrSynth));
+	z->absent = absent;
+	z->any = any;
+	if (!any && q != NULL)
+	{
+		first = mr_new_array(bool, b->nvars > 0 ? b->nvars : 1);
+		memset(first, 0, sizeof(bool) * (size_t) (b->nvars > 0 ? b->nvars : 1));
+		first_vars(q, first, &n);
+		z->first = mr_new_array(int32_t, b->nvars > 0 ? b->nvars : 1);
+		for (v = 0; v < b->nvars; v++)
+			if (first[v])
+				z->first[z->nfirst++] = v;
+		mr_free(first);
+	}
+	split = emit(b, MR_OP_SPLIT);
+	body = emit(b, MR_OP_VAR);
+	jump = emit(b, MR_OP_JUMP);
+	if (b->err->failed)
+		return;
+	b->insts[body].var = b->nvars + b->nsynth;
+	b->insts[body].excluded = true;
+	b->insts[body].unlabeled = true;
+	b->insts[jump].x = split;
+	b->insts[split].loop = body;
+	b->insts[split].x = any ? b->n : body;
+	b->insts[split].y = any ? body : b->n;
+	b->nsynth++;
+}
+
+/*
+ * compile a sequence of nodes given as an array of pointers; a
+ * concatenation's children carry their links (-> and ->>, mr_clause.h)
+ */
 static void
 compile_seq(Builder *b, MrPattern *const *nodes, int n)
 {
 	int			i;
+	int			absent = -1;	/* a mid-pattern NOT v waiting for its filler */
 
 	for (i = 0; i < n && !b->err->failed; i++)
-		compile_node(b, nodes[i]);
+	{
+		const MrPattern *p = nodes[i];
+
+		if (p->kind == MR_PAT_VAR && p->absent)
+		{
+			if (i < n - 1)
+			{
+				absent = p->var;	/* "-> NOT v ->": the next filler's */
+				continue;
+			}
+			/* NOT v ending the pattern: park and observe */
+			{
+				int			pc = emit(b, MR_OP_ABSENT);
+
+				if (pc >= 0)
+				{
+					b->insts[pc].var = p->var;
+					b->insts[pc].strict = (p->link == MR_LINK_NEXT);
+				}
+			}
+			continue;
+		}
+		if (i > 0 && p->link != MR_LINK_NEXT)
+		{
+			compile_filler(b, p, p->link == MR_LINK_FOLLOW_ANY, absent);
+			absent = -1;
+		}
+		compile_node(b, p);
+	}
 }
 
 /*
@@ -672,7 +812,7 @@ row_bounds(const MrPattern *p, int64_t *minr, int64_t *maxr)
 	switch (p->kind)
 	{
 		case MR_PAT_VAR:
-			*minr = *maxr = 1;
+			*minr = *maxr = p->absent ? 0 : 1;
 			return;
 		case MR_PAT_EMPTY:
 		case MR_PAT_START_ANCHOR:
@@ -689,6 +829,8 @@ row_bounds(const MrPattern *p, int64_t *minr, int64_t *maxr)
 			for (i = 0; i < p->nchildren; i++)
 			{
 				row_bounds(p->children[i], &cmin, &cmax);
+				if (i > 0 && p->kind == MR_PAT_CONCAT && p->children[i]->link != MR_LINK_NEXT)
+					*maxr = -1; /* the filler of -> takes any number of rows */
 				*minr += cmin;
 				if (*maxr >= 0)
 					*maxr = (cmax < 0) ? -1 : *maxr + cmax;
@@ -763,11 +905,13 @@ mr_compile_pattern_opts(const MrClause *c, const MrCompileOptions *opts,
 	MrProgram  *prog;
 	int64_t		minr,
 				maxr;
+	int			i;
 
 	memset(&b, 0, sizeof(b));
 	b.max = opts->max_insts > 1 ? opts->max_insts : 2;
 	b.unroll_limit = opts->unroll_limit;
 	b.err = err;
+	b.nvars = c->nvars;
 	compile_node(&b, c->pattern);
 	emit(&b, MR_OP_ACCEPT);
 	if (err->failed)
@@ -790,5 +934,10 @@ mr_compile_pattern_opts(const MrClause *c, const MrCompileOptions *opts,
 	finish_counters(&b);
 	prog->ncounters = b.ncounters;
 	prog->counters = b.counters;
+	prog->synth = b.synth;
+	prog->nsynth = b.nsynth;
+	for (i = 0; i < b.n; i++)
+		if (b.insts[i].op == MR_OP_ABSENT)
+			prog->has_absent = true;
 	return prog;
 }

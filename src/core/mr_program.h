@@ -11,6 +11,10 @@
  *   JUMP x     continue at x
  *   BEGIN      succeeds only at the first row of the partition (^)
  *   END        succeeds only after the last row of the partition ($)
+ *   ABSENT v   NOT v at the end of the pattern: the thread's rows are the
+ *              match; it observes the later rows without taking them (see
+ *              mr_match.h) and accepts once its deadline passes, or dies
+ *              at a v row (strict: the next row alone decides)
  *   ACCEPT     a match
  *
  * Compilation rules (mr_program.c):
@@ -58,6 +62,16 @@
  * empty iterations jumps to min at once) and the counter's merge mode.
  * Programs with counters do not run as an automaton (mr_dfa_supports()).
  *
+ * Time in patterns.  "p -> q" compiles to p {- Z* -} q with Z a synthetic
+ * variable (index nvars + k, see MrSynth) that holds for a row iff no
+ * variable that can map q's first row holds for it: the rows skipped
+ * before q are excluded rows of the match labelled with no variable (-1);
+ * Z is greedy and exclusive with q's start, so the first row that can start
+ * q is taken by q, with no alternative (consumption).  "p ->> q" is
+ * p {- Y*? -} q with Y true: any later start of q, the nearest first.  A
+ * mid-pattern "-> NOT v ->" adds "and no v" to the next filler.  The
+ * windows of WITHIN are the host's conditions (the binder's), not code.
+ *
  * The size of the program is bounded by the caller's limit (PERMUTE can
  * grow it quickly); exceeding it is a 54000 error.
  *-------------------------------------------------------------------------
@@ -76,7 +90,8 @@ typedef enum MrOpcode
 	MR_OP_END,
 	MR_OP_ACCEPT,
 	MR_OP_CLOOP,
-	MR_OP_CBACK
+	MR_OP_CBACK,
+	MR_OP_ABSENT
 } MrOpcode;
 
 typedef struct MrInst
@@ -86,7 +101,10 @@ typedef struct MrInst
 	bool		loop_head;		/* SPLIT whose `loop` edge begins an iteration */
 	bool		back_edge;		/* JUMP or CBACK ending that iteration */
 	bool		reluctant;		/* CLOOP: exit edge first */
-	int32_t		var;			/* VAR: variable index */
+	bool		unlabeled;		/* VAR of a synthetic variable: the row gets
+								 * no label (-1) */
+	bool		strict;			/* ABSENT: not next (the next row decides) */
+	int32_t		var;			/* VAR, ABSENT: variable index */
 	int32_t		x;				/* SPLIT/JUMP: first target */
 	int32_t		y;				/* SPLIT: second target; back edge: the exit */
 	int32_t		loop;			/* loop head: body pc; back edge: head pc */
@@ -113,6 +131,20 @@ typedef struct MrCounter
 	uint8_t		merge;			/* MrCounterMerge */
 } MrCounter;
 
+/*
+ * A synthetic variable of "->" / "->>" (index nvars + k): it holds for a
+ * row iff absent (when >= 0) does not and, unless `any`, none of first[]
+ * (the variables that can map the next pattern's first row) does.  Their
+ * DEFINEs decide it, evaluated with the thread's path.
+ */
+typedef struct MrSynth
+{
+	int32_t    *first;
+	int32_t		nfirst;
+	int32_t		absent;			/* a mid-pattern NOT v before it, or -1 */
+	bool		any;			/* ->> : every row may be skipped */
+} MrSynth;
+
 typedef struct MrProgram
 {
 	MrInst	   *insts;
@@ -126,7 +158,13 @@ typedef struct MrProgram
 	bool		matches_empty;	/* can the pattern match zero rows */
 	int32_t		ncounters;		/* counted loops: counters per thread */
 	MrCounter  *counters;		/* [ncounters] */
+	MrSynth    *synth;			/* [nsynth] the synthetic variables */
+	int			nsynth;
+	bool		has_absent;		/* contains ABSENT */
 } MrProgram;
+
+/* is variable index v (of a VAR instruction) a synthetic one? */
+#define MR_IS_SYNTH(prog, v) ((v) >= (prog)->nvars)
 
 /* default cap on instructions (unrolled quantifiers and PERMUTE) */
 #define MR_DEFAULT_MAX_INSTS 100000

@@ -364,6 +364,12 @@ view_slot_value(MrRuntime *rt, const SlotView *sv, MrSlot *slot, Datum *v, bool 
 					*isnull = true;
 					return;
 				}
+				if (view_label(sv, r) < 0)
+				{
+					/* a row skipped by -> has no variable */
+					*isnull = true;
+					return;
+				}
 				*v = CStringGetTextDatum(var_name(rt, view_label(sv, r)));
 				*isnull = false;
 				return;
@@ -542,10 +548,119 @@ eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
 	return DatumGetBool(FunctionCall2Coll(&fc->flinfo, fc->collation, a, b));
 }
 
+static bool define_eval(MrRuntime *rt, int var, int64_t row, const MrPath *path);
+
+/*
+ * A synthetic variable of "->" / "->>" (mr_program.h): no mid-pattern
+ * absence row and, for "->", no row that can start the next pattern, by
+ * their DEFINEs (not their windows: a late first row of the next pattern
+ * ends the skip, and the window then rejects it).
+ */
+static bool
+synthetic_holds(MrRuntime *rt, int var, int64_t row, const MrPath *path)
+{
+	const MrProgram *prog = rt->q->program;
+	const MrSynth *z = &prog->synth[var - prog->nvars];
+	int			k;
+
+	if (z->absent >= 0 && define_callback(rt, z->absent, row, path))
+		return false;
+	if (z->any)
+		return true;
+	for (k = 0; k < z->nfirst; k++)
+		if (define_eval(rt, z->first[k], row, path))
+			return false;
+	return true;
+}
+
+/*
+ * NOT v at the end of the pattern (MrAbsentFn): the row is past the
+ * absence's deadline (its window's condition fails), or a v row by its
+ * DEFINE, or neither.
+ */
+MrAbsentOutcome
+absent_callback(void *arg, int var, int64_t row, const MrPath *path)
+{
+	MrRuntime  *rt = (MrRuntime *) arg;
+	const MrTime *t = rt->q->time;
+
+	if (t->absence_window)
+	{
+		DefineView	dv;
+		bool		within;
+		MemoryContext old;
+
+		dv.path = path;
+		dv.row = row;
+		dv.var = var;
+		old = MemoryContextSwitchTo(rt->evalcxt);
+		within = eval_condition(rt, t->absence_window, &dv);
+		MemoryContextSwitchTo(old);
+		if (!within)
+			return MR_ABSENT_PASSED;
+	}
+	return define_eval(rt, var, row, path) ? MR_ABSENT_KILLED : MR_ABSENT_WAIT;
+}
+
+/*
+ * The deadline of a thread parked at NOT v (MrDeadlineFn): the absence's
+ * deadline over the thread's rows, as over a match ending there.
+ */
+int64_t
+deadline_callback(void *arg, int var, const MrPath *path)
+{
+	MrRuntime  *rt = (MrRuntime *) arg;
+	const MrTime *t = rt->q->time;
+	MrMatch		m;
+	MatchView	mv;
+	const MrHist *h;
+	Datum		d;
+	int64		i;
+	int64_t		result = PG_INT64_MAX;
+	MemoryContext old;
+
+	if (t->deadline == NULL || path->len <= 0)
+		return result;
+	old = MemoryContextSwitchTo(rt->evalcxt);
+	m.start = path->start;
+	m.end = path->start + path->len;
+	m.vars = palloc(sizeof(int32) * path->len);
+	m.excluded = palloc0(sizeof(bool) * path->len);
+	m.number = rt->cur->match_number + 1;
+	m.by_end = false;
+	for (i = path->len - 1, h = path->last; i >= 0 && h; i--, h = h->prev)
+		m.vars[i] = h->var;
+	mv.m = &m;
+	mv.current = m.end - 1;
+	mv.vend = m.end;
+	if (eval_time_deadline(rt, &mv, &d))
+		result = time_to_int64(t->time_type, d);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(rt->evalcxt);
+	return result;
+}
+
 bool
 define_callback(void *arg, int var, int64_t row, const MrPath *path)
 {
 	MrRuntime  *rt = (MrRuntime *) arg;
+	const MrBoundQuery *q = rt->q;
+
+	if (unlikely(q->time != NULL))
+	{
+		if (MR_IS_SYNTH(q->program, var))
+			return synthetic_holds(rt, var, row, path);
+		if (q->time->nvar_windows[var] > 0 &&
+			!window_conditions_hold(rt, var, row, path))
+			return false;
+	}
+	return define_eval(rt, var, row, path);
+}
+
+/* DEFINE var (and today's WITHIN) for the candidate row, through the cache */
+static bool
+define_eval(MrRuntime *rt, int var, int64_t row, const MrPath *path)
+{
 	const MrBoundQuery *q = rt->q;
 	MrLowered  *lw = q->defines[var];
 	DefineView	dv;
@@ -553,9 +668,6 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 	bool		cacheable = rt->cacheable[var];
 	MemoryContext old;
 
-	if (unlikely(q->time != NULL) && q->time->nvar_windows[var] > 0 &&
-		!window_conditions_hold(rt, var, row, path))
-		return false;
 	if (lw == NULL && q->within == NULL)
 		return true;
 	if (cacheable && rt->cache_row[var] == row &&
@@ -647,6 +759,17 @@ eval_time_deadline(MrRuntime *rt, const MatchView *mv, Datum *value)
 	}
 	*value = eval_lowered(rt, lw, &isnull);
 	return !isnull;
+}
+
+/* CLOCK c: its value (in evalcxt) */
+Datum
+eval_time_clock(MrRuntime *rt, bool *isnull)
+{
+	MemoryContext old = MemoryContextSwitchTo(rt->evalcxt);
+	Datum		d = eval_lowered(rt, rt->q->time->clock, isnull);
+
+	MemoryContextSwitchTo(old);
+	return d;
 }
 
 /*

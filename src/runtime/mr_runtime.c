@@ -427,6 +427,8 @@ part_begin(MrRuntime *rt, MrPartState *ps, const MrRuntimeCheckpoint *cp)
 	ps->unmatched_from = cp ? cp->unmatched_from : 0;
 	ps->covered_upto = cp ? cp->covered_upto : 0;
 	ps->match_from = cp ? cp->matcher_from : 0;
+	ps->holding = ps->dropping = false;
+	ps->hold_at = PG_INT64_MIN;
 	if (ps->matcher)
 	{
 		old = MemoryContextSwitchTo(ps->matcher->cxt);
@@ -709,6 +711,19 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 	slot_getallattrs(slot);		/* once, for the partition check and the window */
 	if (unlikely(!ps->in_partition) || !same_partition(rt, ps, slot))
 		next_partition(rt, slot);
+	if (unlikely(rt->track_time))
+	{
+		int			col = rt->q->order_cols[0];
+
+		if (!slot->tts_isnull[col])
+		{
+			int64		t = time_to_int64(rt->q->time->time_type, slot->tts_values[col]);
+
+			if (!rt->have_max_time || t > rt->max_time)
+				rt->max_time = t;
+			rt->have_max_time = true;
+		}
+	}
 	push_row(rt, ps, slot);
 }
 
@@ -717,12 +732,88 @@ mr_runtime_finish(MrRuntime *rt)
 {
 	part_end(rt, rt->own);
 	window_clear(rt, rt->own);
+	if (rt->held != NIL)
+		emit_held_rows(rt);
 }
 
 int64
 mr_runtime_expire_before(MrRuntime *rt, int64 first_alive)
 {
 	return part_expire_before(rt, rt->own, first_alive);
+}
+
+/* the clock entry points of mr_runtime.h, for partition ps */
+static int64
+part_next_deadline(MrRuntime *rt, MrPartState *ps)
+{
+	int64		d;
+	MemoryContext old;
+
+	if (ps->matcher == NULL || rt->q->time == NULL || rt->q->time->absence_var < 0)
+		return PG_INT64_MAX;
+	rt->cur = ps;
+	old = MemoryContextSwitchTo(ps->matcher->cxt);
+	d = mr_matcher_next_deadline(ps->matcher->m);
+	MemoryContextSwitchTo(old);
+	return d;
+}
+
+static void
+part_advance_clock(MrRuntime *rt, MrPartState *ps, int64 now)
+{
+	int64		n;
+	MemoryContext old;
+
+	if (ps->matcher == NULL || rt->q->time == NULL || rt->q->time->absence_var < 0)
+		return;
+	rt->cur = ps;
+	old = MemoryContextSwitchTo(ps->matcher->cxt);
+	n = mr_matcher_advance_clock(ps->matcher->m, now);
+	MemoryContextSwitchTo(old);
+	if (n > 0)
+		drive(rt, ps);
+}
+
+bool
+mr_runtime_event_time(MrRuntime *rt, TupleTableSlot *slot, int64 *t)
+{
+	int			col;
+
+	if (rt->q->time == NULL || rt->q->norder < 1)
+		return false;
+	col = rt->q->order_cols[0];
+	slot_getallattrs(slot);
+	if (slot->tts_isnull[col])
+		return false;
+	*t = time_to_int64(rt->q->time->time_type, slot->tts_values[col]);
+	return true;
+}
+
+int64
+mr_runtime_next_deadline(MrRuntime *rt)
+{
+	return part_next_deadline(rt, rt->own);
+}
+
+void
+mr_runtime_advance_clock(MrRuntime *rt, int64 now)
+{
+	part_advance_clock(rt, rt->own, now);
+}
+
+int64
+mr_partrun_next_deadline(MrPartRun *run)
+{
+	if (run->ps == NULL)
+		return PG_INT64_MAX;	/* a suspended run has no live thread */
+	return part_next_deadline(run->rt, run->ps);
+}
+
+void
+mr_partrun_advance_clock(MrPartRun *run, int64 now)
+{
+	if (run->ps != NULL)
+		part_advance_clock(run->rt, run->ps, now);
 }
 
 int64

@@ -174,6 +174,19 @@ extern void mr_runtime_finish(MrRuntime *rt);
 extern int64 mr_runtime_expire_before(MrRuntime *rt, int64 first_alive);
 
 /*
+ * Time in patterns, for a source whose clock moves without rows (a
+ * stream's watermark): the earliest deadline a NOT v of the partition waits
+ * for, as an int64 of the event time (INT64_MAX: none; timestamps in
+ * microseconds, dates in days, integers as they are), and advancing the
+ * clock to `now` (every row before `now` pushed): what passed its deadline
+ * is decided and emitted as a row at `now` would have decided it.
+ */
+extern int64 mr_runtime_next_deadline(MrRuntime *rt);
+/* a row's event time as those deadlines count it; false: null, or no time */
+extern bool mr_runtime_event_time(MrRuntime *rt, TupleTableSlot *slot, int64 *t);
+extern void mr_runtime_advance_clock(MrRuntime *rt, int64 now);
+
+/*
  * The first row (partition row number) that the runtime may still need;
  * rows before it can be forgotten by a caller that persists rows.
  */
@@ -244,6 +257,8 @@ extern void mr_partrun_free(MrPartRun *run);
 /* as mr_runtime_expire_before / _retained_from / _partition_rows /
  * _checkpoint, for one run (a suspended run answers from its checkpoint) */
 extern int64 mr_partrun_expire_before(MrPartRun *run, int64 first_alive);
+extern int64 mr_partrun_next_deadline(MrPartRun *run);
+extern void mr_partrun_advance_clock(MrPartRun *run, int64 now);
 extern int64 mr_partrun_retained_from(MrPartRun *run);
 extern int64 mr_partrun_rows(MrPartRun *run);
 extern void mr_partrun_checkpoint(MrPartRun *run, MrRuntimeCheckpoint *cp);

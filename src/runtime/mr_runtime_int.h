@@ -37,11 +37,13 @@
 #ifndef MR_RUNTIME_INT_H
 #define MR_RUNTIME_INT_H
 
+#include "catalog/pg_type.h"
 #include "executor/execdesc.h"
 #include "executor/tuptable.h"
 #include "lib/ilist.h"
 #include "nodes/execnodes.h"
 #include "nodes/params.h"
+#include "utils/date.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 
@@ -158,6 +160,15 @@ typedef struct MrPartState
 	bool	   *part_nulls;
 	int64		match_number;
 	int64		covered_upto;
+
+	/*
+	 * time in patterns: since a match of this partition was decided by its
+	 * end at a deadline, its output waits for the clock to pass hold_at
+	 * (holding) or is dropped (dropping: CLOCK c did not pass it)
+	 */
+	bool		holding;
+	bool		dropping;
+	int64		hold_at;
 
 	/*
 	 * The general lane's matcher: the runtime's own partition keeps one; a
@@ -290,6 +301,19 @@ struct MrRuntime
 	bool		match_deadline_null;
 	bool		match_timed_out;
 
+	/*
+	 * The batch clock (CLOCK MAX: the largest event time pushed; CLOCK c:
+	 * c) and the output decided at the end of a partition by a deadline:
+	 * emitted iff the clock passed it (held until the input ends for CLOCK
+	 * MAX, see mr_settle.c)
+	 */
+	bool		track_time;		/* CLOCK MAX with an absence: keep max_time */
+	bool		have_max_time;
+	int64		max_time;
+	bool		have_clock;		/* CLOCK c evaluated */
+	int64		clock;
+	List	   *held;			/* HeldRow, in output order */
+
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 	int		   *skip_vars;		/* [nskip_vars] its members */
 	int			nskip_vars;
@@ -405,6 +429,7 @@ extern MrPartState *part_state_create(MrRuntime *rt, MrPartState *in, int64 cap)
 extern void part_attach_matcher(MrRuntime *rt, MrPartState *ps);
 
 /* mr_settle.c */
+extern void emit_held_rows(MrRuntime *rt);
 extern void emit_unmatched_upto(MrRuntime *rt, MrPartState *ps, int64 upto);
 extern int64 skip_position(MrRuntime *rt, MrMatch *m);
 extern void too_many_threads(void);
@@ -413,8 +438,11 @@ extern int64 settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m);
 
 /* mr_eval.c (over the partition rt->cur) */
 extern bool define_callback(void *arg, int var, int64_t row, const MrPath *path);
+extern MrAbsentOutcome absent_callback(void *arg, int var, int64_t row, const MrPath *path);
+extern int64_t deadline_callback(void *arg, int var, const MrPath *path);
 extern void eval_measures(MrRuntime *rt, const MatchView *mv);
 extern bool eval_time_deadline(MrRuntime *rt, const MatchView *mv, Datum *value);
+extern Datum eval_time_clock(MrRuntime *rt, bool *isnull);
 extern bool window_conditions_hold(MrRuntime *rt, int var, int64_t row, const MrPath *path);
 extern void advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final);
 extern void restart_aggs(MrRuntime *rt);
@@ -428,6 +456,25 @@ extern bool dfa_qualifies(MrRuntime *rt);
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif
+
+/* ---------- time in patterns ---------- */
+
+/* an event time (MrTime.time_type) as the int64 deadlines compare */
+static inline int64
+time_to_int64(Oid type, Datum d)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return DatumGetInt16(d);
+		case INT4OID:
+			return DatumGetInt32(d);
+		case DATEOID:
+			return DatumGetDateADT(d);
+		default:
+			return DatumGetInt64(d);	/* int8, timestamp, timestamptz */
+	}
+}
 
 /* ---------- row window ---------- */
 

@@ -549,6 +549,9 @@ mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->matcher_opts.max_threads = mr_max_threads;
 	rt->matcher_opts.define = define_callback;
 	rt->matcher_opts.define_arg = rt;
+	rt->matcher_opts.absent = absent_callback;
+	rt->matcher_opts.deadline = deadline_callback;
+	rt->track_time = q->time != NULL && q->time->absence_var >= 0 && q->time->clock_max;
 	rt->own = part_state_create(rt, &rt->own_state, MR_OWN_RING_INITIAL);
 	rt->own->part_values = MemoryContextAllocZero(rt->cxt, sizeof(Datum) * Max(q->npartition, 1));
 	rt->own->part_nulls = MemoryContextAllocZero(rt->cxt, sizeof(bool) * Max(q->npartition, 1));

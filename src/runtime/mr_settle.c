@@ -9,16 +9,83 @@
  * the usual ONE ROW PER MATCH query builds its row itself but resumes by
  * the same skip_position().  So the lanes share what a match outputs and
  * neither calls the other.
+ *
+ * Time in patterns: a match that the end of its partition accepted at a
+ * NOT v (by_end) is decided by the clock passing its deadline.  CLOCK c
+ * decides at once (the partition's output from there on is emitted or
+ * dropped); CLOCK MAX, the input's largest event time, is known only at the
+ * end of the input, so that output is held (HeldRow) and emitted by
+ * mr_runtime_finish() iff the clock passed it.  The clock is monotone, so
+ * holding every later output row of the partition with at least the same
+ * deadline is exact.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
 
 #include "mr_runtime_int.h"
 
 /* ---------- output rows ---------- */
+
+/*
+ * An output row decided at the end of its partition by a deadline, kept
+ * until the input's clock (CLOCK MAX) is known: a flat copy in the
+ * runtime's context.
+ */
+typedef struct HeldRow
+{
+	int64		decided_at;
+	Datum	   *values;
+	bool	   *nulls;
+	MrEmitInfo	info;
+} HeldRow;
+
+static void
+hold_row(MrRuntime *rt, MrPartState *ps, const MrEmitInfo *info)
+{
+	TupleDesc	desc = rt->q->result_desc;
+	MemoryContext old = MemoryContextSwitchTo(rt->cxt);
+	HeldRow    *h = palloc(sizeof(HeldRow));
+	int			i;
+
+	h->decided_at = ps->hold_at;
+	h->values = palloc(sizeof(Datum) * Max(rt->q->noutcols, 1));
+	h->nulls = palloc(sizeof(bool) * Max(rt->q->noutcols, 1));
+	for (i = 0; i < rt->q->noutcols; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		h->nulls[i] = rt->out_nulls[i];
+		h->values[i] = h->nulls[i] ? (Datum) 0 :
+			datumCopy(rt->out_values[i], att->attbyval, att->attlen);
+	}
+	h->info = *info;
+	rt->held = lappend(rt->held, h);
+	MemoryContextSwitchTo(old);
+}
+
+/* the input ended: emit the held rows whose deadline the clock passed */
+void
+emit_held_rows(MrRuntime *rt)
+{
+	ListCell   *lc;
+
+	foreach(lc, rt->held)
+	{
+		HeldRow    *h = lfirst(lc);
+
+		CHECK_FOR_INTERRUPTS();
+		if (rt->have_max_time && rt->max_time > h->decided_at)
+		{
+			rt->emit(rt->emit_arg, h->values, h->nulls, &h->info);
+			rt->stats.rows_out++;
+		}
+	}
+	rt->held = NIL;
+}
 
 static void
 emit_row(MrRuntime *rt, MrPartState *ps, int64 pos, bool with_measures, const MrMatch *m)
@@ -67,6 +134,12 @@ emit_row(MrRuntime *rt, MrPartState *ps, int64 pos, bool with_measures, const Mr
 	info.match_end = m ? m->end : -1;
 	info.row = pos;
 	info.run_arg = ps->run_arg;
+	if (unlikely(ps->holding || ps->dropping))
+	{
+		if (ps->holding)
+			hold_row(rt, ps, &info);
+		return;
+	}
 	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls, &info);
 	rt->stats.rows_out++;
 }
@@ -211,7 +284,7 @@ skip_position(MrRuntime *rt, MrMatch *m)
 	else
 	{
 		for (r = m->end - 1; r >= m->start; r--)
-			if (rt->skip_member[m->vars[r - m->start]])
+			if (m->vars[r - m->start] >= 0 && rt->skip_member[m->vars[r - m->start]])
 			{
 				found = r;
 				break;
@@ -265,6 +338,67 @@ matcher_over_budget(const MrBoundQuery *q)
 			 errhint("Add WITHIN, use a smaller quantifier bound, or raise match_recognize.max_threads.")));
 }
 
+/* the batch clock CLOCK c, evaluated once */
+static int64
+clock_value(MrRuntime *rt)
+{
+	if (!rt->have_clock)
+	{
+		bool		isnull;
+		Datum		d = eval_time_clock(rt, &isnull);
+
+		if (isnull)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("CLOCK must not be null")));
+		rt->clock = time_to_int64(rt->q->time->time_type, d);
+		rt->have_clock = true;
+	}
+	return rt->clock;
+}
+
+/*
+ * What decided match m (time in patterns): its absence's deadline
+ * (MATCH_DEADLINE()); and, when the end of the partition accepted it at
+ * that deadline, whether the clock passed it: CLOCK c decides now (the
+ * partition's output from here on is emitted or dropped), CLOCK MAX when
+ * the input ends (it is held).  The clock is monotone, so every later
+ * output of the partition waits for at least the same deadline.
+ */
+static void
+time_decision(MrRuntime *rt, MrPartState *ps, MrMatch *m)
+{
+	const MrTime *t = rt->q->time;
+	MatchView	mv;
+	MemoryContext old;
+
+	rt->match_deadline_null = true;
+	rt->match_timed_out = false;
+	if (t->deadline == NULL)
+		return;
+	mv.m = m;
+	mv.current = m->end - 1;
+	mv.vend = m->end;
+	old = MemoryContextSwitchTo(rt->cxt);
+	rt->match_deadline_null = !eval_time_deadline(rt, &mv, &rt->match_deadline);
+	if (!rt->match_deadline_null)
+		rt->match_deadline = datumCopy(rt->match_deadline, t->time_byval, t->time_len);
+	MemoryContextSwitchTo(old);
+	if (m->by_end && !rt->match_deadline_null && !ps->dropping)
+	{
+		int64		d = time_to_int64(t->time_type, rt->match_deadline);
+
+		if (t->clock_max)
+		{
+			ps->holding = true;
+			if (d > ps->hold_at)
+				ps->hold_at = d;
+		}
+		else if (!(clock_value(rt) > d))
+			ps->dropping = true;
+	}
+}
+
 /*
  * Emit a decided match m of partition ps (its rows up to m->end + max_next
  * are known) and the unmatched rows before it; returns where the search
@@ -277,6 +411,8 @@ settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 	int64		skip;
 
 	m->number = ps->match_number + 1;
+	if (rt->q->time)
+		time_decision(rt, ps, m);
 	if (rt->q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
 		emit_unmatched_upto(rt, ps, m->start);
 	else if (m->start > ps->unmatched_from)

@@ -531,8 +531,27 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	ExplainPropertyText("Rows Per Match", rows_per_match_text(c->rows_per_match), es);
 	ExplainPropertyText("After Match Skip", skip_text(c), es);
-	if (c->has_within)
+	if (c->has_within && c->nwindows == 1)
 		ExplainPropertyText("Within", span_text(q, c->within), es);
+	else if (c->nwindows > 0)
+	{
+		/* time in patterns: every window, as written */
+		items = NIL;
+		for (i = 0; i < c->nwindows; i++)
+		{
+			MrWindow   *w = &c->windows[i];
+
+			items = lappend(items, psprintf("%s%s%s%s%s", span_text(q, w->bound),
+											w->from_var >= 0 ? (w->from_last ? " FROM LAST " : " FROM ") : "",
+											w->from_var >= 0 ? c->vars[w->from_var].norm : "",
+											w->to_var >= 0 ? " TO " : "",
+											w->to_var >= 0 ? c->vars[w->to_var].norm : ""));
+		}
+		ExplainPropertyList("Windows", items, es);
+	}
+	if (c->has_clock || (c->absent_var >= 0 && c->nwindows > 0))
+		ExplainPropertyText("Clock", c->clock_max ? "MAX (the input's largest event time)" :
+							span_text(q, c->clock), es);
 	if (st->rt)
 		ExplainPropertyText("Matcher", mr_runtime_uses_dfa(st->rt) ? "automaton" : "general", es);
 

@@ -416,6 +416,7 @@ typedef struct MrScanShape
 	int			npartition;
 	int		   *part_outcol;	/* per PARTITION BY key: its output column */
 	Oid		   *part_collation; /* per PARTITION BY key: the input's collation */
+	bool		input_clock;	/* mr_query_uses_input_clock() */
 } MrScanShape;
 
 /*
@@ -522,6 +523,7 @@ mr_compile_shape(const MrCall *call, MrScanShape *shape)
 				shape->part_input_col[i] = partition_cols[k];
 	}
 	shape->npartition = npartition;
+	shape->input_clock = mr_query_uses_input_clock(q);
 	shape->part_outcol = palloc(sizeof(int) * Max(npartition, 1));
 	shape->part_collation = palloc(sizeof(Oid) * Max(npartition, 1));
 	for (i = 0; i < npartition; i++)
@@ -676,7 +678,7 @@ mr_push_partition_filters(RelOptInfo *rel, const MrScanShape *shape, Query *inq)
 	if (inq->setOperations || inq->groupClause || inq->groupingSets ||
 		inq->hasAggs || inq->hasWindowFuncs || inq->hasTargetSRFs ||
 		inq->distinctClause || inq->limitCount || inq->limitOffset ||
-		inq->havingQual || inq->rowMarks)
+		inq->havingQual || inq->rowMarks || shape->input_clock)
 		return rel->baserestrictinfo;
 	foreach(lc, rel->baserestrictinfo)
 	{
@@ -711,6 +713,8 @@ mr_output_pathkeys(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 	List	   *pathkeys = NIL;
 	int			i;
 
+	if (shape->input_clock)
+		return NIL;				/* decisions wait for the end of the input */
 	for (i = 0; i < shape->npartition; i++)
 	{
 		int			col = shape->part_outcol[i];

@@ -20,7 +20,11 @@
  * interleaves; 'suspend' suspends every run after each of its rows;
  * 'restore' checkpoints every run after each of its rows, frees it and
  * rebuilds it from the checkpoint, pushing the rows it kept again, as a
- * stream recovers after a restart.  dfa runs the runtime in DFA mode when
+ * stream recovers after a restart; 'clock' pushes the rows of all
+ * partitions in event-time order and, before each row, advances the clock
+ * of every run whose next deadline it passes (mr_partrun_advance_clock),
+ * as a stream's watermark would (time in patterns: the result is the
+ * batch one, CLOCK MAX).  dfa runs the runtime in DFA mode when
  * the query qualifies.  The rows come in another order than the
  * function's; the set must be the same.
  *
@@ -233,6 +237,69 @@ check_restore(MrRuntime *rt, MrPartRun *run, List *rows, TupleTableSlot *slot)
 	return run;
 }
 
+/* mode 'clock': one row of the input, and its event time */
+typedef struct ClockRow
+{
+	int64		t;
+	int			part;
+	int			row;
+} ClockRow;
+
+static int
+clock_row_cmp(const void *a, const void *b)
+{
+	const ClockRow *x = a,
+			   *y = b;
+
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	if (x->part != y->part)
+		return x->part < y->part ? -1 : 1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
+/*
+ * Every row in event-time order (a partition's rows keep their order);
+ * before each, the clock of every run passes to the row's time, as a
+ * watermark: every row before it is pushed already.
+ */
+static void
+push_by_clock(MrRuntime *rt, MrPartRun **runs, TestInput *in, TupleTableSlot *slot)
+{
+	int64		n = 0,
+				k;
+	ClockRow   *all;
+	int			i,
+				r;
+
+	for (i = 0; i < in->nparts; i++)
+		n += list_length(in->rows[i]);
+	all = palloc(sizeof(ClockRow) * Max(n, 1));
+	n = 0;
+	for (i = 0; i < in->nparts; i++)
+		for (r = 0; r < list_length(in->rows[i]); r++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			all[n].part = i;
+			all[n].row = r;
+			if (!mr_runtime_event_time(rt, row_slot(slot, list_nth(in->rows[i], r)), &all[n].t))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("mode clock needs time in patterns and event times that are not null")));
+			n++;
+		}
+	qsort(all, n, sizeof(ClockRow), clock_row_cmp);
+	for (k = 0; k < n; k++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		for (i = 0; i < in->nparts; i++)
+			if (mr_partrun_next_deadline(runs[i]) < all[k].t)
+				mr_partrun_advance_clock(runs[i], all[k].t);
+		mr_partrun_push(runs[all[k].part],
+						row_slot(slot, list_nth(in->rows[all[k].part], all[k].row)));
+	}
+}
+
 Datum
 match_recognize_partrun_check(PG_FUNCTION_ARGS)
 {
@@ -241,6 +308,7 @@ match_recognize_partrun_check(PG_FUNCTION_ARGS)
 	bool		dfa = PG_GETARG_BOOL(2);
 	bool		suspend = strcmp(mode, "suspend") == 0;
 	bool		restore = strcmp(mode, "restore") == 0;
+	bool		clock = strcmp(mode, "clock") == 0;
 	MemoryContext cxt;
 	MemoryContext old;
 	MrBoundQuery *q;
@@ -252,11 +320,11 @@ match_recognize_partrun_check(PG_FUNCTION_ARGS)
 	int			i,
 				r;
 
-	if (!suspend && !restore && strcmp(mode, "interleave") != 0)
+	if (!suspend && !restore && !clock && strcmp(mode, "interleave") != 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown mode \"%s\"", mode),
-				 errhint("The modes are interleave, suspend and restore.")));
+				 errhint("The modes are interleave, suspend, restore and clock.")));
 	InitMaterializedSRF(fcinfo, 0);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "match_recognize partition run check",
 								ALLOCSET_DEFAULT_SIZES);
@@ -273,7 +341,9 @@ match_recognize_partrun_check(PG_FUNCTION_ARGS)
 	runs = palloc(sizeof(MrPartRun *) * Max(in->nparts, 1));
 	for (i = 0; i < in->nparts; i++)
 		runs[i] = mr_partrun_create(rt, row_slot(slot, linitial(in->rows[i])), NULL);
-	for (r = 0; r < in->maxrows; r++)
+	if (clock)
+		push_by_clock(rt, runs, in, slot);
+	for (r = 0; r < in->maxrows && !clock; r++)
 		for (i = 0; i < in->nparts; i++)
 		{
 			if (r >= list_length(in->rows[i]))

@@ -173,6 +173,13 @@ mr_stream_bind(const char *sql, Oid *source, List *replay)
 				 errdetail("\"%s\" is not a table or partitioned table.", get_rel_name(rte->relid)) : 0));
 	*source = rte->relid;
 
+	/* time in patterns needs the stream's timers, which it has not yet */
+	if (q->time != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("time in patterns is not supported in streams yet"),
+				 errdetail("A stream cannot run ->, ->>, NOT, WITHIN with FROM or TO, CLOCK, timeout rows or AFTER MATCH NO SKIP yet.")));
+
 	/*
 	 * Subqueries run as planned queries that the runtime keeps open across
 	 * rows; a worker's transactions end between batches, so refuse them.

@@ -977,6 +977,11 @@ program_to_string(const MrProgram *p, const MrClause *c)
 				len += (size_t) snprintf(buf + len, cap - len, "%d: CBACK #%d, %d\n", i,
 										 in->ctr, in->x);
 				break;
+			case MR_OP_ABSENT:
+				name = (c && in->var >= 0 && in->var < c->nvars) ? c->vars[in->var].norm : "?";
+				len += (size_t) snprintf(buf + len, cap - len, "%d: ABSENT %s%s\n", i, name,
+										 in->strict ? " (strict)" : "");
+				break;
 		}
 	}
 	return buf;
