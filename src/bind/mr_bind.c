@@ -105,7 +105,7 @@ resolve_input(MrBoundQuery *q)
 					 errmsg("invalid input of MATCH_RECOGNIZE"),
 					 mr_report_position(q->text, span.start, &q->origin)));
 		mark_params(q, linitial_node(RawStmt, raw)->stmt, plen, span.start);
-		qry = analyze_with_params(q, linitial(raw), frag, NULL, 0);
+		qry = analyze_with_params(q, linitial(raw), frag, NULL, NULL, 0);
 		mr_errpos_pop(&errctx);
 		problem = input_shape_problem(qry);
 		if (problem)

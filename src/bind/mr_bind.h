@@ -73,6 +73,7 @@ typedef struct MrRowExpr
 	bool		uses_classifier;
 	Oid			type;
 	int32		typmod;
+	Oid			collation;		/* the column's, or the expression's */
 	PlannedStmt *plan;			/* with sublinks: runs as a planned query */
 	int			exec;			/* index of its executor state, -1 for a column */
 } MrRowExpr;

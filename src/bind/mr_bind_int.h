@@ -80,7 +80,8 @@ extern const char *fragment_shape_problem(Query *qry);
 extern void load_decisions(MrBindState *bs);
 extern void mark_params(MrBoundQuery *q, Node *raw, int prefix, int span_start);
 extern Query *analyze_with_params(MrBoundQuery *q, RawStmt *rs, const char *src,
-								  const Oid *engine_types, int nengine);
+								  const Oid *engine_types, const Oid *engine_colls,
+								  int nengine);
 extern void check_tree(MrBoundQuery *q, Query *qry, const char *what,
 					   const Oid *engine_types, int nengine);
 extern Query *subst_params(Query *qry, int base, int n, Node **repl);
