@@ -1,284 +1,608 @@
 /*-------------------------------------------------------------------------
  * mr_stream_part.c
  *	  The stream worker's partitions: the table of PARTITION BY keys, the
- *	  matcher runtime (MrRuntime) of each partition, pushing released rows
- *	  into it, and the emit callback that writes the matches it decides to
- *	  the output table.
+ *	  one runtime (MrRuntime) the worker switches between partitions, the
+ *	  release of pending rows below the watermark, WITHIN expiry, and the
+ *	  emit callback that hands the matches the runtime decides to the output.
  *
- * The table is two hashes: S.parts from the key's hash to a chain of
- * partitions, S.parts_by_id from a partition's number to it.  A partition's
- * runtime is made when its first row is pushed, or rebuilt from its
- * checkpoint (has_cp) after a restart or after persist freed it.
+ * A partition is small: its key, its number, the runtime's checkpoint
+ * (MrRuntimeCheckpoint, what the runtime needs to resume it) and the rows
+ * the runtime may still need (retained rows, a ring of row pointers).  The
+ * worker has one runtime: running a partition means restoring the runtime
+ * from the partition's checkpoint and pushing its retained rows again
+ * (part_activate), which rebuilds exactly the state the runtime had when
+ * it left the partition (the runtime is deterministic, and a match is
+ * emitted as soon as it is decided, so the re-pushed rows decide nothing
+ * new); leaving it takes its checkpoint (mrs_part_deactivate).  Release
+ * hands rows over grouped by partition, so a partition is entered once per
+ * cycle however many rows it gets.  (With a runtime split into a shared
+ * query part and a small per-partition run, activation becomes a pointer
+ * swap and nothing else changes here.)
  *
  * Invariants:
- *	- a partition is numbered once, in arrival order (S.next_part), and
- *	  keeps its number for the stream's life;
- *	- p->keys[i] is the event time of the partition's row keys_first + i,
- *	  for the rows WITHIN may still need; part_trim_keys forgets those
- *	  below the runtime's horizon;
- *	- the rows pushed in this batch with record = true are in p->newrows
- *	  (in S.batchcxt) from row newrows_first on, for the retained table;
- *	- part_push (and expire, mr_stream_ingest.c) set S.emit_part to the
- *	  partition whose runtime they run, for emit_row; it is NULL otherwise;
+ *	- a partition is numbered once, in arrival order (next_part), and keeps
+ *	  its number for the stream's life;
+ *	- p->rows holds the partition's rows first .. first + n - 1, in push
+ *	  order, which is the order of the full ORDER BY, then seq; first is the
+ *	  runtime's keep_from after every settle, so the ring holds exactly the
+ *	  rows a checkpoint must give back;
+ *	- the active partition's state is in the runtime, every other's in its
+ *	  cp; while repushing, an emitted row is an error (it cannot happen);
+ *	- rows are released strictly below the watermark, all of them, in
+ *	  (partition, ORDER BY, seq) order; release order within a partition
+ *	  therefore never depends on how changes were cut into cycles;
+ *	- with WITHIN, the deadline heap holds every partition with a retained
+ *	  row not yet expired, by the event time of its oldest such row: a
+ *	  partition is visited only when that row's window has closed;
  *	- an output row's _match_id is deterministic (partition number, first
- *	  row number[, row number]) and inserted with ON CONFLICT DO NOTHING,
- *	  so a replay never writes a row twice.
+ *	  row number[, row number]).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "common/hashfn.h"
-#include "executor/spi.h"
-#include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/hsearch.h"
 #include "utils/memutils.h"
 
 #include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
-/* ---------- partitions ---------- */
+typedef struct PartBucket
+{
+	uint32		hash;
+	MrsPart    *first;
+} PartBucket;
 
-uint32
+static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
+
+/* last emitted match, to count matches (not rows) */
+static MrsPart *last_emit_part = NULL;
+static int64 last_emit_start = -1;
+
+/* ---------- heaps ---------- */
+
+static int
+pending_cmp(const void *a, const void *b)
+{
+	return mrs_key_cmp(((const MrsRow *) a)->key, ((const MrsRow *) b)->key);
+}
+
+/* the oldest retained row of p that WITHIN has not expired yet */
+static MrsRow *
+deadline_row(MrsPart *p)
+{
+	int64		i = Max(p->expire_from - p->first, 0);
+
+	Assert(i < p->n);
+	return mrs_part_row(p, (int32) i);
+}
+
+static int
+deadline_cmp(const void *a, const void *b)
+{
+	return mrs_key_cmp(deadline_row((MrsPart *) a)->key, deadline_row((MrsPart *) b)->key);
+}
+
+static void
+deadline_moved(void *item, int64 pos)
+{
+	((MrsPart *) item)->dl_pos = pos;
+}
+
+void
+mrs_parts_init(void)
+{
+	MrsStream  *s = MyStream;
+	HASHCTL		ctl;
+	MemoryContext old;
+
+	ctl.keysize = sizeof(uint32);
+	ctl.entrysize = sizeof(PartBucket);
+	ctl.hcxt = s->cxt;
+	s->parts = hash_create("match_recognize stream partitions", 1024, &ctl,
+						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	s->by_id_cap = 1024;
+	s->by_id = MemoryContextAllocZero(s->cxt, sizeof(MrsPart *) * s->by_id_cap);
+	mrs_heap_init(&s->pending, pending_cmp, NULL, s->cxt);
+	mrs_heap_init(&s->deadlines, deadline_cmp, deadline_moved, s->cxt);
+
+	s->rtcxt = AllocSetContextCreate(s->cxt, "match_recognize stream runtime",
+									 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(s->rtcxt);
+	s->rt = mr_runtime_create(s->q, emit_row, NULL);
+	mr_runtime_degrade_skip(s->rt, true);
+	MemoryContextSwitchTo(old);
+}
+
+/* ---------- the table of partitions ---------- */
+
+static uint32
 part_hash(Datum *values, bool *nulls)
 {
+	MrsStream  *s = MyStream;
 	uint32		h = 0;
 	int			i;
 
-	for (i = 0; i < S.q->npartition; i++)
+	for (i = 0; i < s->npart; i++)
 	{
-		int			c = S.q->partition_cols[i];
+		int			c = s->partcols[i];
 		uint32		k = 0;
 
 		if (!nulls[c])
-			k = DatumGetUInt32(FunctionCall1Coll(&S.parthash[i], S.partcoll[i], values[c]));
+			k = DatumGetUInt32(FunctionCall1Coll(&s->parthash[i], s->partcoll[i], values[c]));
 		h = hash_combine(h, k);
 	}
 	return h;
 }
 
 static bool
-part_matches(Part *p, Datum *values, bool *nulls)
+part_matches(MrsPart *p, Datum *values, bool *nulls)
 {
+	MrsStream  *s = MyStream;
 	int			i;
 
-	for (i = 0; i < S.q->npartition; i++)
+	for (i = 0; i < s->npart; i++)
 	{
-		int			c = S.q->partition_cols[i];
+		int			c = s->partcols[i];
 
 		if (p->keynull[i] != nulls[c])
 			return false;
 		if (!nulls[c] &&
-			!DatumGetBool(FunctionCall2Coll(&S.parteq[i], S.partcoll[i], p->key[i], values[c])))
+			!DatumGetBool(FunctionCall2Coll(&s->parteq[i], s->partcoll[i], p->key[i], values[c])))
 			return false;
 	}
 	return true;
 }
 
-/* a new partition with the key of values/nulls (input columns) */
-Part *
-part_add(int64 id, uint32 hash, Datum *keyvals, bool *keynulls)
+static void
+part_insert(MrsPart *p)
 {
-	Part	   *p = MemoryContextAllocZero(S.cxt, sizeof(Part));
+	MrsStream  *s = MyStream;
 	PartBucket *b;
-	PartById   *pi;
 	bool		found;
+
+	b = hash_search(s->parts, &p->hash, HASH_ENTER, &found);
+	if (!found)
+		b->first = NULL;
+	p->hnext = b->first;
+	b->first = p;
+	while (p->id >= s->by_id_cap)
+	{
+		int64		ncap = s->by_id_cap * 2;
+
+		s->by_id = repalloc_huge(s->by_id, sizeof(MrsPart *) * ncap);
+		memset(s->by_id + s->by_id_cap, 0, sizeof(MrsPart *) * (ncap - s->by_id_cap));
+		s->by_id_cap = ncap;
+	}
+	if (s->by_id[p->id] != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("partition " INT64_FORMAT " of stream %d exists twice", p->id, s->id)));
+	s->by_id[p->id] = p;
+}
+
+/* a partition with this key (one value per PARTITION BY column) */
+MrsPart *
+mrs_part_add(int64 id, Datum *keyvals, bool *keynulls)
+{
+	MrsStream  *s = MyStream;
+	MrsPart    *p;
+	Datum	   *rowvals = s->scratch_values;
+	bool	   *rownulls = s->scratch_nulls;
 	int			i;
 
+	p = MemoryContextAllocZero(s->cxt, MAXALIGN(sizeof(MrsPart)) +
+							   (sizeof(Datum) + sizeof(bool)) * Max(s->npart, 1));
+	p->key = (Datum *) ((char *) p + MAXALIGN(sizeof(MrsPart)));
+	p->keynull = (bool *) (p->key + Max(s->npart, 1));
 	p->id = id;
-	p->hash = hash;
-	p->cxt = AllocSetContextCreate(S.cxt, "match_recognize stream partition",
-								   ALLOCSET_SMALL_SIZES);
-	p->key = MemoryContextAllocZero(S.cxt, sizeof(Datum) * Max(S.q->npartition, 1));
-	p->keynull = MemoryContextAllocZero(S.cxt, sizeof(bool) * Max(S.q->npartition, 1));
-	for (i = 0; i < S.q->npartition; i++)
+	p->dl_pos = -1;
+	ItemPointerSetInvalid(&p->tid);
+	for (i = 0; i < s->npart; i++)
 	{
-		Form_pg_attribute a = TupleDescAttr(S.q->input_desc, S.q->partition_cols[i]);
-		MemoryContext old = MemoryContextSwitchTo(S.cxt);
+		Form_pg_attribute a = TupleDescAttr(s->indesc, s->partcols[i]);
+		MemoryContext old = MemoryContextSwitchTo(s->cxt);
 
 		p->keynull[i] = keynulls[i];
 		p->key[i] = keynulls[i] ? (Datum) 0 :
 			mr_datum_copy_flat(keyvals[i], a->attbyval, a->attlen);
 		MemoryContextSwitchTo(old);
 	}
-	p->last_match_start = -1;
-	b = hash_search(S.parts, &hash, HASH_ENTER, &found);
-	if (!found)
-		b->first = NULL;
-	p->next = b->first;
-	b->first = p;
-	pi = hash_search(S.parts_by_id, &id, HASH_ENTER, &found);
-	pi->part = p;
+	/* the hash is over input-column positions: lay the key out as a row */
+	for (i = 0; i < s->natts; i++)
+		rownulls[i] = true;
+	for (i = 0; i < s->npart; i++)
+	{
+		rowvals[s->partcols[i]] = p->key[i];
+		rownulls[s->partcols[i]] = p->keynull[i];
+	}
+	p->hash = part_hash(rowvals, rownulls);
+	part_insert(p);
 	return p;
 }
 
-Part *
-part_lookup(Datum *values, bool *nulls)
+/* the partition of a row (input columns); a new one numbered if create */
+MrsPart *
+mrs_part_lookup(Datum *values, bool *nulls, bool create)
 {
+	MrsStream  *s = MyStream;
 	uint32		h = part_hash(values, nulls);
-	PartBucket *b = hash_search(S.parts, &h, HASH_FIND, NULL);
-	Part	   *p;
+	PartBucket *b = hash_search(s->parts, &h, HASH_FIND, NULL);
+	MrsPart    *p;
 	Datum	   *kv;
 	bool	   *kn;
 	int			i;
 
 	if (b)
-		for (p = b->first; p; p = p->next)
+		for (p = b->first; p; p = p->hnext)
 			if (part_matches(p, values, nulls))
 				return p;
-	kv = palloc(sizeof(Datum) * Max(S.q->npartition, 1));
-	kn = palloc(sizeof(bool) * Max(S.q->npartition, 1));
-	for (i = 0; i < S.q->npartition; i++)
+	if (!create)
+		return NULL;
+	kv = palloc(sizeof(Datum) * Max(s->npart, 1));
+	kn = palloc(sizeof(bool) * Max(s->npart, 1));
+	for (i = 0; i < s->npart; i++)
 	{
-		kv[i] = values[S.q->partition_cols[i]];
-		kn[i] = nulls[S.q->partition_cols[i]];
+		kv[i] = values[s->partcols[i]];
+		kn[i] = nulls[s->partcols[i]];
 	}
-	p = part_add(S.next_part++, h, kv, kn);
-	p->touched = true;
-	S.dirty = true;
+	/* (copies values and nulls first: mrs_part_add uses the scratch arrays) */
+	p = mrs_part_add(s->next_part++, kv, kn);
+	pfree(kv);
+	pfree(kn);
+	mrs_part_dirty(p);
 	return p;
 }
 
-/* a slot holding just the partition key (for mr_runtime_restore) */
-static TupleTableSlot *
-part_key_slot(Part *p)
+void
+mrs_part_dirty(MrsPart *p)
 {
-	TupleTableSlot *slot = S.slot;
-	int			i;
+	if (p->dirty)
+		return;
+	p->dirty = true;
+	p->dnext = MyStream->dirty_parts;
+	MyStream->dirty_parts = p;
+}
 
+/* ---------- retained rows ---------- */
+
+/* append row to p's ring, as its row first + n */
+void
+mrs_part_append(MrsPart *p, MrsRow *row)
+{
+	if (p->n == p->cap)
+	{
+		int32		ncap = Max(4, p->cap * 2);
+		MrsRow	  **nrows = MemoryContextAlloc(MyStream->cxt, sizeof(MrsRow *) * ncap);
+		int32		i;
+
+		for (i = 0; i < p->n; i++)
+			nrows[i] = mrs_part_row(p, i);
+		if (p->rows)
+			pfree(p->rows);
+		p->rows = nrows;
+		p->cap = ncap;
+		p->head = 0;
+	}
+	p->rows[(p->head + p->n) & (p->cap - 1)] = row;
+	p->n++;
+	row->part = p;
+}
+
+/* drop the rows before keep_from from the ring */
+static void
+part_trim(MrsPart *p, int64 keep_from)
+{
+	MrsStream  *s = MyStream;
+
+	if (keep_from < p->first)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("partition " INT64_FORMAT " of stream %d needs row " INT64_FORMAT " again, which it had released",
+						p->id, s->id, keep_from)));
+	while (p->first < keep_from && p->n > 0)
+	{
+		MrsRow	   *row = mrs_part_row(p, 0);
+
+		p->head = (p->head + 1) & (p->cap - 1);
+		p->n--;
+		p->first++;
+		s->rows_retained--;
+		mrs_row_unkeep(row);
+	}
+	if (p->n == 0)
+		p->first = keep_from;
+	if (p->n == 0 && p->rows != NULL)
+	{
+		/* an idle partition keeps no ring */
+		pfree(p->rows);
+		p->rows = NULL;
+		p->cap = 0;
+		p->head = 0;
+	}
+}
+
+void
+mrs_deadline_update(MrsPart *p)
+{
+	MrsStream  *s = MyStream;
+	bool		open = p->n > 0 && p->expire_from < p->first + p->n;
+
+	if (!s->has_within)
+		return;
+	if (!open)
+	{
+		if (p->dl_pos >= 0)
+			mrs_heap_remove(&s->deadlines, p->dl_pos);
+		return;
+	}
+	if (p->dl_pos >= 0)
+		mrs_heap_changed(&s->deadlines, p->dl_pos);
+	else
+		mrs_heap_add(&s->deadlines, p);
+}
+
+/* ---------- the shared runtime ---------- */
+
+static void
+push_row(MrsRow *row)
+{
+	MrsStream  *s = MyStream;
+	MemoryContext old;
+
+	CHECK_FOR_INTERRUPTS();
+	ExecStoreMinimalTuple(row->tup, s->inslot, false);
+	old = MemoryContextSwitchTo(s->rtcxt);
+	mr_runtime_push(s->rt, s->inslot);
+	MemoryContextSwitchTo(old);
+	ExecClearTuple(s->inslot);
+}
+
+/* the runtime leaves the active partition: keep its state in its cp */
+void
+mrs_part_deactivate(void)
+{
+	MrsStream  *s = MyStream;
+	MrsPart    *p = s->active;
+
+	if (p == NULL)
+		return;
+	mr_runtime_checkpoint(s->rt, &p->cp);
+	part_trim(p, p->cp.keep_from);
+	if (p->cp.nrows != p->first + p->n)
+		elog(ERROR, "partition " INT64_FORMAT " of stream %d has " INT64_FORMAT " rows, its runtime " INT64_FORMAT,
+			 p->id, s->id, p->first + p->n, p->cp.nrows);
+	s->active = NULL;
+}
+
+/* the runtime runs p: restored from p's checkpoint and its retained rows */
+static void
+part_activate(MrsPart *p)
+{
+	MrsStream  *s = MyStream;
+	TupleTableSlot *slot = s->keyslot;
+	MemoryContext old;
+	int32		i;
+
+	if (s->active == p)
+		return;
+	mrs_part_deactivate();
+	if (p->cp.keep_from != p->first)
+		elog(ERROR, "partition " INT64_FORMAT " of stream %d keeps rows from " INT64_FORMAT ", its checkpoint from " INT64_FORMAT,
+			 p->id, s->id, p->first, p->cp.keep_from);
 	ExecClearTuple(slot);
-	for (i = 0; i < S.natts; i++)
+	for (i = 0; i < s->natts; i++)
 	{
 		slot->tts_values[i] = (Datum) 0;
 		slot->tts_isnull[i] = true;
 	}
-	for (i = 0; i < S.q->npartition; i++)
+	for (i = 0; i < s->npart; i++)
 	{
-		slot->tts_values[S.q->partition_cols[i]] = p->key[i];
-		slot->tts_isnull[S.q->partition_cols[i]] = p->keynull[i];
+		slot->tts_values[s->partcols[i]] = p->key[i];
+		slot->tts_isnull[s->partcols[i]] = p->keynull[i];
 	}
 	ExecStoreVirtualTuple(slot);
-	return slot;
+	old = MemoryContextSwitchTo(s->rtcxt);
+	mr_runtime_restore(s->rt, slot, &p->cp);
+	MemoryContextSwitchTo(old);
+	s->active = p;
+	s->repushing = true;
+	for (i = 0; i < p->n; i++)
+		push_row(mrs_part_row(p, i));
+	s->repushing = false;
 }
 
-static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
+/* push row (released, or re-read) into p as its next row */
+void
+mrs_part_push(MrsPart *p, MrsRow *row)
+{
+	part_activate(p);
+	if (mr_runtime_partition_rows(MyStream->rt) != p->first + p->n)
+		elog(ERROR, "partition " INT64_FORMAT " of stream %d is out of step with its runtime",
+			 p->id, MyStream->id);
+	mrs_part_append(p, row);
+	MyStream->rows_retained++;
+	push_row(row);
+}
+
+/* after pushes into (or expiry of) the active partition p */
+void
+mrs_part_settle(MrsPart *p)
+{
+	Assert(MyStream->active == p);
+	part_trim(p, mr_runtime_retained_from(MyStream->rt));
+	mrs_part_dirty(p);
+	mrs_deadline_update(p);
+}
 
 void
-part_runtime(Part *p)
+mrs_refresh_skips(void)
 {
-	MemoryContext old;
+	MrRuntimeStats st;
 
-	if (p->rt)
-		return;
-	old = MemoryContextSwitchTo(p->cxt);
-	p->rt = mr_runtime_create(S.q, emit_row, NULL);
-	mr_runtime_degrade_skip(p->rt, true);
-	if (p->has_cp)
+	mr_runtime_get_stats(MyStream->rt, &st);
+	MyStream->skip_degraded = MyStream->skip_base + st.skip_degraded;
+}
+
+/* ---------- release ---------- */
+
+typedef struct Released
+{
+	MrsRow	   *row;
+	Datum	   *ord;			/* ORDER BY values, when more than one column */
+	bool	   *ordnull;
+} Released;
+
+static int
+released_cmp(const Released *a, const Released *b)
+{
+	MrsStream  *s = MyStream;
+	int			c,
+				i;
+
+	if (a->row->part != b->row->part)
+		return a->row->part->id < b->row->part->id ? -1 : 1;
+	if (s->norder == 1)
+		c = ApplySortComparator(a->row->key, false, b->row->key, false, &s->ordsort[0]);
+	else
+		for (c = 0, i = 0; i < s->norder && c == 0; i++)
+			c = ApplySortComparator(a->ord[i], a->ordnull[i], b->ord[i], b->ordnull[i],
+									&s->ordsort[i]);
+	if (c != 0)
+		return c;
+	return a->row->seq < b->row->seq ? -1 : a->row->seq > b->row->seq;
+}
+
+#define ST_SORT sort_released
+#define ST_ELEMENT_TYPE Released
+#define ST_COMPARE(a, b) released_cmp(a, b)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* hand every pending row below the watermark to its partition */
+void
+mrs_release(void)
+{
+	MrsStream  *s = MyStream;
+	MemoryContext old = MemoryContextSwitchTo(s->cyclecxt);
+	Released   *rel;
+	int64		n = 0,
+				cap = 1024,
+				i;
+	MrsPart    *cur = NULL;
+
+	if (!s->have_max || s->pending.n == 0)
 	{
-		mr_runtime_restore(p->rt, part_key_slot(p), &p->cp);
-		p->keys_first = p->cp.keep_from;
-		p->has_cp = false;
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	rel = palloc(sizeof(Released) * cap);
+	while (s->pending.n > 0 &&
+		   mrs_key_cmp(((MrsRow *) mrs_heap_first(&s->pending))->key, s->watermark) < 0)
+	{
+		MrsRow	   *row = mrs_heap_pop(&s->pending);
+
+		if (n == cap)
+		{
+			cap *= 2;
+			rel = repalloc_huge(rel, sizeof(Released) * cap);
+		}
+		rel[n].row = row;
+		rel[n].ord = NULL;
+		rel[n].ordnull = NULL;
+		if (s->norder > 1)
+		{
+			Datum	   *v = palloc(sizeof(Datum) * s->natts);
+			bool	   *nl = palloc(sizeof(bool) * s->natts);
+			int			k;
+
+			mrs_row_deform(row, v, nl);
+			rel[n].ord = palloc(sizeof(Datum) * s->norder);
+			rel[n].ordnull = palloc(sizeof(bool) * s->norder);
+			for (k = 0; k < s->norder; k++)
+			{
+				rel[n].ord[k] = v[s->ordcols[k]];
+				rel[n].ordnull[k] = nl[s->ordcols[k]];
+			}
+		}
+		n++;
 	}
 	MemoryContextSwitchTo(old);
+	if (n == 0)
+		return;
+	sort_released(rel, n);
+	s->rows_pending -= n;
+	for (i = 0; i < n; i++)
+	{
+		MrsPart    *p = rel[i].row->part;
+
+		if (p != cur && cur != NULL)
+			mrs_part_settle(cur);
+		cur = p;
+		mrs_part_push(p, rel[i].row);
+	}
+	mrs_part_settle(cur);
+	s->catalog_dirty = true;
+}
+
+/* ---------- WITHIN ---------- */
+
+/* the first row of p, from row number from on, whose window is still open */
+static int64
+first_open_row(MrsPart *p, int64 from)
+{
+	MrsStream  *s = MyStream;
+	int64		lo = Max(from - p->first, 0),
+				hi = p->n;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+		Datum		deadline = FunctionCall2(&s->plus, mrs_part_row(p, (int32) mid)->key, s->bound);
+
+		if (mrs_key_cmp(deadline, s->watermark) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return p->first + lo;
 }
 
 /*
- * Push one row (input columns) into p's runtime.  The rows come from the
- * pending and retained tables, whose rows are deleted while the runtime
- * may still keep the values: TOAST pointers into them are fetched here, so
- * that the runtime and the retained table get values of their own.
+ * With WITHIN, drop in every partition the partial matches whose window
+ * closed (first row's event time + bound < watermark), which decides the
+ * matches they held back; also in partitions that receive no more rows.
  */
 void
-part_push(Part *p, Datum *values, bool *nulls, bool record)
+mrs_expire(void)
 {
-	MemoryContext old;
-	int64		rownum;
-	int			i;
-	Datum	   *orig = values;
-	Datum	   *flat = NULL;
+	MrsStream  *s = MyStream;
+	MrsPart    *p;
 
-	for (i = 0; i < S.natts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(S.q->input_desc, i);
-
-		if (!nulls[i] && a->attlen == -1 &&
-			VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
-		{
-			if (flat == NULL)
-			{
-				flat = palloc(sizeof(Datum) * S.natts);
-				memcpy(flat, values, sizeof(Datum) * S.natts);
-			}
-			flat[i] = mr_datum_copy_flat(values[i], false, -1);
-		}
-	}
-	if (flat)
-		values = flat;
-
-	part_runtime(p);
-	rownum = mr_runtime_partition_rows(p->rt);
-	if (p->nkeys == p->keys_cap)
-	{
-		p->keys_cap = Max(16, p->keys_cap * 2);
-		p->keys = p->keys ? repalloc(p->keys, sizeof(Datum) * p->keys_cap)
-			: MemoryContextAlloc(p->cxt, sizeof(Datum) * p->keys_cap);
-	}
-	if (p->nkeys == 0)
-		p->keys_first = rownum;
-	old = MemoryContextSwitchTo(p->cxt);
-	p->keys[p->nkeys++] = mr_datum_copy_flat(values[S.lead], S.keybyval, S.keylen);
-	MemoryContextSwitchTo(old);
-
-	if (record)
-	{
-		old = MemoryContextSwitchTo(S.batchcxt);
-		if (p->newrows == NIL)
-			p->newrows_first = rownum;
-		p->newrows = lappend(p->newrows, heap_form_tuple(S.q->input_desc, values, nulls));
-		MemoryContextSwitchTo(old);
-		p->touched = true;
-	}
-
-	ExecClearTuple(S.slot);
-	for (i = 0; i < S.natts; i++)
-	{
-		S.slot->tts_values[i] = values[i];
-		S.slot->tts_isnull[i] = nulls[i];
-	}
-	ExecStoreVirtualTuple(S.slot);
-	S.emit_part = p;
-	old = MemoryContextSwitchTo(p->cxt);
-	mr_runtime_push(p->rt, S.slot);
-	MemoryContextSwitchTo(old);
-	S.emit_part = NULL;
-	if (flat)
-	{
-		for (i = 0; i < S.natts; i++)
-			if (flat[i] != orig[i])
-				pfree(DatumGetPointer(flat[i]));
-		pfree(flat);
-	}
-}
-
-/* forget event times of rows before keep_from */
-void
-part_trim_keys(Part *p, int64 keep_from)
-{
-	int64		drop = keep_from - p->keys_first;
-	int64		i;
-
-	if (drop <= 0)
+	if (!s->has_within || !s->have_max)
 		return;
-	if (drop > p->nkeys)
-		drop = p->nkeys;
-	if (!S.keybyval)
-		for (i = 0; i < drop; i++)
-			pfree(DatumGetPointer(p->keys[i]));
-	memmove(p->keys, p->keys + drop, sizeof(Datum) * (p->nkeys - drop));
-	p->nkeys -= drop;
-	p->keys_first += drop;
+	while ((p = mrs_heap_first(&s->deadlines)) != NULL)
+	{
+		MrsRow	   *oldest = deadline_row(p);
+		int64		open_from;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		if (mrs_key_cmp(FunctionCall2(&s->plus, oldest->key, s->bound), s->watermark) >= 0)
+			break;
+		open_from = first_open_row(p, p->expire_from);
+		part_activate(p);
+		old = MemoryContextSwitchTo(s->rtcxt);
+		(void) mr_runtime_expire_before(s->rt, open_from);
+		MemoryContextSwitchTo(old);
+		p->expire_from = open_from;
+		mrs_part_settle(p);
+		s->catalog_dirty = true;
+	}
 }
 
 /* ---------- output ---------- */
@@ -286,13 +610,27 @@ part_trim_keys(Part *p, int64 keep_from)
 static void
 emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 {
-	Part	   *p = S.emit_part;
-	int			n = S.q->noutcols;
+	MrsStream  *s = MyStream;
+	MrsPart    *p = s->active;
+	int			n = s->out.ncols - 1;
 	char		idbuf[96];
-	int			i;
-	int			rc;
 
-	Assert(p != NULL);
+	if (p == NULL || s->repushing)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("stream %d decided a match while rebuilding partition " INT64_FORMAT,
+						s->id, p ? p->id : -1)));
+	s->rows_out++;
+	if (info->match_start >= 0 &&
+		(p != last_emit_part || info->match_start != last_emit_start))
+	{
+		s->matches_out++;
+		last_emit_part = p;
+		last_emit_start = info->match_start;
+	}
+	s->catalog_dirty = true;
+	if (s->mode == MRS_REDO)
+		return;					/* committed before the restart */
 	if (info->match_start < 0)
 		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":u" INT64_FORMAT, p->id, info->row);
 	else if (info->row < 0)
@@ -300,24 +638,10 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 	else
 		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":" INT64_FORMAT ":" INT64_FORMAT,
 				 p->id, info->match_start, info->row);
-	for (i = 0; i < n; i++)
-	{
-		S.outvals[i] = values[i];
-		S.outnulls[i] = nulls[i] ? 'n' : ' ';
-	}
-	S.outvals[n] = CStringGetTextDatum(idbuf);
-	S.outnulls[n] = ' ';
-	rc = run_plan(S.ins_output, S.outvals, S.outnulls);
-	spi_check(rc, SPI_OK_INSERT, "output");
-	if (SPI_processed > 0)
-	{
-		S.rows_out++;
-		if (info->match_start >= 0 && info->match_start != p->last_match_start)
-		{
-			S.matches_out++;
-			p->last_match_start = info->match_start;
-		}
-	}
-	p->touched = true;
-	S.dirty = true;
+	memcpy(s->outvals, values, sizeof(Datum) * n);
+	memcpy(s->outnulls, nulls, sizeof(bool) * n);
+	s->outvals[n] = CStringGetTextDatum(idbuf);
+	s->outnulls[n] = false;
+	mrs_outbuf_add(&s->out, s->outvals, s->outnulls);
+	pfree(DatumGetPointer(s->outvals[n]));
 }
