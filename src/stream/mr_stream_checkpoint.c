@@ -259,9 +259,9 @@ spill(Relation rel)
 		spill_before = insert - s->max_held_wal / 4;
 	if (!store_unstored && XLogRecPtrIsInvalid(spill_before))
 		return;
-	for (i = 0; i < s->pending.n; i++)
-		if (must_store(s->pending.items[i], spill_before))
-			store_row(rel, s->pending.items[i]);
+	for (i = 0; i < mrs_pending_count(); i++)
+		if (must_store(mrs_pending_at(i), spill_before))
+			store_row(rel, mrs_pending_at(i));
 	for (i = 1; i < s->next_part; i++)
 	{
 		MrsPart    *p = i < s->by_id_cap ? s->by_id[i] : NULL;

@@ -234,15 +234,112 @@ mrs_txns_trim(void)
 
 /* ---------- ingest ---------- */
 
+/* pending rows: (event time, seq) ascending */
+static int
+pending_cmp(const void *a, const void *b)
+{
+	const MrsRow *x = a,
+			   *y = b;
+	int			c = mrs_key_cmp(x->key, y->key);
+
+	if (c != 0)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void
+mrs_pending_init(void)
+{
+	MrsPending *pd = &MyStream->pending;
+
+	pd->cap = 1024;
+	pd->fifo = MemoryContextAlloc(MyStream->cxt, sizeof(MrsRow *) * pd->cap);
+	pd->head = pd->n = 0;
+	mrs_heap_init(&pd->heap, pending_cmp, NULL, MyStream->cxt);
+}
+
+static inline MrsRow *
+fifo_at(MrsPending *pd, int64 i)
+{
+	return pd->fifo[(pd->head + i) & (pd->cap - 1)];
+}
+
 void
 mrs_pending_add(MrsRow *row)
 {
 	MrsStream  *s = MyStream;
+	MrsPending *pd = &s->pending;
 
-	mrs_heap_add(&s->pending, row);
+	if (pd->n == 0 || pending_cmp(row, fifo_at(pd, pd->n - 1)) > 0)
+	{
+		if (pd->n == pd->cap)
+		{
+			int64		ncap = pd->cap * 2;
+			MrsRow	  **nf = MemoryContextAllocHuge(s->cxt, sizeof(MrsRow *) * ncap);
+			int64		i;
+
+			for (i = 0; i < pd->n; i++)
+				nf[i] = fifo_at(pd, i);
+			pfree(pd->fifo);
+			pd->fifo = nf;
+			pd->cap = ncap;
+			pd->head = 0;
+		}
+		pd->fifo[(pd->head + pd->n) & (pd->cap - 1)] = row;
+		pd->n++;
+	}
+	else
+		mrs_heap_add(&pd->heap, row);
 	s->rows_pending++;
 	if (row->txn != 0 && !row->stored)
 		mrs_txn(row->txn)->nkept++;
+}
+
+/* the first pending row in (event time, seq) order, or NULL */
+MrsRow *
+mrs_pending_first(void)
+{
+	MrsPending *pd = &MyStream->pending;
+	MrsRow	   *f = pd->n > 0 ? fifo_at(pd, 0) : NULL;
+	MrsRow	   *h = mrs_heap_first(&pd->heap);
+
+	if (f == NULL || (h != NULL && pending_cmp(h, f) < 0))
+		return h;
+	return f;
+}
+
+MrsRow *
+mrs_pending_pop(void)
+{
+	MrsPending *pd = &MyStream->pending;
+	MrsRow	   *first = mrs_pending_first();
+
+	if (first == NULL)
+		return NULL;
+	if (pd->n > 0 && first == fifo_at(pd, 0))
+	{
+		pd->head = (pd->head + 1) & (pd->cap - 1);
+		pd->n--;
+	}
+	else
+		(void) mrs_heap_pop(&pd->heap);
+	MyStream->rows_pending--;
+	return first;
+}
+
+int64
+mrs_pending_count(void)
+{
+	return MyStream->pending.n + MyStream->pending.heap.n;
+}
+
+/* the i-th pending row in no particular order (for scans) */
+MrsRow *
+mrs_pending_at(int64 i)
+{
+	MrsPending *pd = &MyStream->pending;
+
+	return i < pd->n ? fifo_at(pd, i) : pd->heap.items[i - pd->n];
 }
 
 /* one decoded (or backfilled) source row, its seq set; txn: see MrsTxn */

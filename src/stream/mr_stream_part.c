@@ -50,11 +50,26 @@
 #include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
+/* the partitions by key hash (a chain per hash value), open addressing */
 typedef struct PartBucket
 {
 	uint32		hash;
+	char		status;
 	MrsPart    *first;
 } PartBucket;
+
+#define SH_PREFIX partmap
+#define SH_ELEMENT_TYPE PartBucket
+#define SH_KEY_TYPE uint32
+#define SH_KEY hash
+#define SH_HASH_KEY(tb, key) (key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+static partmap_hash *partmap = NULL;
 
 static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
 
@@ -63,12 +78,6 @@ static MrsPart *last_emit_part = NULL;
 static int64 last_emit_start = -1;
 
 /* ---------- heaps ---------- */
-
-static int
-pending_cmp(const void *a, const void *b)
-{
-	return mrs_key_cmp(((const MrsRow *) a)->key, ((const MrsRow *) b)->key);
-}
 
 /* the oldest retained row of p that WITHIN has not expired yet */
 static MrsRow *
@@ -96,17 +105,12 @@ void
 mrs_parts_init(void)
 {
 	MrsStream  *s = MyStream;
-	HASHCTL		ctl;
 	MemoryContext old;
 
-	ctl.keysize = sizeof(uint32);
-	ctl.entrysize = sizeof(PartBucket);
-	ctl.hcxt = s->cxt;
-	s->parts = hash_create("match_recognize stream partitions", 1024, &ctl,
-						   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	partmap = partmap_create(s->cxt, 1024, NULL);
 	s->by_id_cap = 1024;
 	s->by_id = MemoryContextAllocZero(s->cxt, sizeof(MrsPart *) * s->by_id_cap);
-	mrs_heap_init(&s->pending, pending_cmp, NULL, s->cxt);
+	mrs_pending_init();
 	mrs_heap_init(&s->deadlines, deadline_cmp, deadline_moved, s->cxt);
 
 	s->rtcxt = AllocSetContextCreate(s->cxt, "match_recognize stream runtime",
@@ -164,7 +168,7 @@ part_insert(MrsPart *p)
 	PartBucket *b;
 	bool		found;
 
-	b = hash_search(s->parts, &p->hash, HASH_ENTER, &found);
+	b = partmap_insert(partmap, p->hash, &found);
 	if (!found)
 		b->first = NULL;
 	p->hnext = b->first;
@@ -230,7 +234,7 @@ mrs_part_lookup(Datum *values, bool *nulls, bool create)
 {
 	MrsStream  *s = MyStream;
 	uint32		h = part_hash(values, nulls);
-	PartBucket *b = hash_search(s->parts, &h, HASH_FIND, NULL);
+	PartBucket *b = partmap_lookup(partmap, h);
 	MrsPart    *p;
 	Datum	   *kv;
 	bool	   *kn;
@@ -449,9 +453,17 @@ mrs_refresh_skips(void)
 
 /* ---------- release ---------- */
 
+/*
+ * A released row.  Rows leave the pending rows in (event time, seq) order,
+ * which is the push order within a partition when ORDER BY has one column:
+ * then sorting by (partition, pop order) groups them, with integers only.
+ * With more ORDER BY columns their values decide within equal event times.
+ */
 typedef struct Released
 {
 	MrsRow	   *row;
+	int64		part;			/* partition number */
+	int64		order;			/* pop order */
 	Datum	   *ord;			/* ORDER BY values, when more than one column */
 	bool	   *ordnull;
 } Released;
@@ -460,20 +472,17 @@ static int
 released_cmp(const Released *a, const Released *b)
 {
 	MrsStream  *s = MyStream;
-	int			c,
+	int			c = 0,
 				i;
 
-	if (a->row->part != b->row->part)
-		return a->row->part->id < b->row->part->id ? -1 : 1;
-	if (s->norder == 1)
-		c = ApplySortComparator(a->row->key, false, b->row->key, false, &s->ordsort[0]);
-	else
-		for (c = 0, i = 0; i < s->norder && c == 0; i++)
-			c = ApplySortComparator(a->ord[i], a->ordnull[i], b->ord[i], b->ordnull[i],
-									&s->ordsort[i]);
-	if (c != 0)
+	if (a->part != b->part)
+		return a->part < b->part ? -1 : 1;
+	for (i = 1; i < s->norder && c == 0; i++)
+		c = ApplySortComparator(a->ord[i], a->ordnull[i], b->ord[i], b->ordnull[i],
+								&s->ordsort[i]);
+	if (c != 0 && mrs_key_cmp(a->row->key, b->row->key) == 0)
 		return c;
-	return a->row->seq < b->row->seq ? -1 : a->row->seq > b->row->seq;
+	return a->order < b->order ? -1 : a->order > b->order;
 }
 
 #define ST_SORT sort_released
@@ -483,59 +492,61 @@ released_cmp(const Released *a, const Released *b)
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+static void
+released_order_values(Released *r)
+{
+	MrsStream  *s = MyStream;
+	Datum	   *v = palloc(sizeof(Datum) * s->natts);
+	bool	   *nl = palloc(sizeof(bool) * s->natts);
+	int			k;
+
+	mrs_row_deform(r->row, v, nl);
+	r->ord = palloc(sizeof(Datum) * s->norder);
+	r->ordnull = palloc(sizeof(bool) * s->norder);
+	for (k = 0; k < s->norder; k++)
+	{
+		r->ord[k] = v[s->ordcols[k]];
+		r->ordnull[k] = nl[s->ordcols[k]];
+	}
+}
+
 /* hand every pending row below the watermark to its partition */
 void
 mrs_release(void)
 {
 	MrsStream  *s = MyStream;
-	MemoryContext old = MemoryContextSwitchTo(s->cyclecxt);
+	MemoryContext old;
 	Released   *rel;
+	MrsRow	   *row;
 	int64		n = 0,
 				cap = 1024,
 				i;
 	MrsPart    *cur = NULL;
 
-	if (!s->have_max || s->pending.n == 0)
-	{
-		MemoryContextSwitchTo(old);
+	if (!s->have_max || mrs_pending_count() == 0)
 		return;
-	}
+	old = MemoryContextSwitchTo(s->cyclecxt);
 	rel = palloc(sizeof(Released) * cap);
-	while (s->pending.n > 0 &&
-		   mrs_key_cmp(((MrsRow *) mrs_heap_first(&s->pending))->key, s->watermark) < 0)
+	while ((row = mrs_pending_first()) != NULL &&
+		   mrs_key_cmp(row->key, s->watermark) < 0)
 	{
-		MrsRow	   *row = mrs_heap_pop(&s->pending);
-
+		(void) mrs_pending_pop();
 		if (n == cap)
 		{
 			cap *= 2;
 			rel = repalloc_huge(rel, sizeof(Released) * cap);
 		}
 		rel[n].row = row;
-		rel[n].ord = NULL;
-		rel[n].ordnull = NULL;
+		rel[n].part = row->part->id;
+		rel[n].order = n;
 		if (s->norder > 1)
-		{
-			Datum	   *v = palloc(sizeof(Datum) * s->natts);
-			bool	   *nl = palloc(sizeof(bool) * s->natts);
-			int			k;
-
-			mrs_row_deform(row, v, nl);
-			rel[n].ord = palloc(sizeof(Datum) * s->norder);
-			rel[n].ordnull = palloc(sizeof(bool) * s->norder);
-			for (k = 0; k < s->norder; k++)
-			{
-				rel[n].ord[k] = v[s->ordcols[k]];
-				rel[n].ordnull[k] = nl[s->ordcols[k]];
-			}
-		}
+			released_order_values(&rel[n]);
 		n++;
 	}
 	MemoryContextSwitchTo(old);
 	if (n == 0)
 		return;
 	sort_released(rel, n);
-	s->rows_pending -= n;
 	for (i = 0; i < n; i++)
 	{
 		MrsPart    *p = rel[i].row->part;

@@ -609,7 +609,7 @@ create_tables(CreateArgs *a)
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "CREATE TABLE %s.%s (", schema_q, quote_identifier(a->outrv->relname));
 	append_columns(&sql, a->q->result_desc);
-	appendStringInfo(&sql, ", _match_id text NOT NULL UNIQUE)");
+	appendStringInfo(&sql, ", _match_id text COLLATE \"C\" NOT NULL UNIQUE)");
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	CommandCounterIncrement();
 	a->output = get_relname_relid(a->outrv->relname, a->outschema);

@@ -45,8 +45,8 @@
  * rows it kept, processes the transactions up to last_lsn once more without
  * writing (their output is committed), and goes on (mr_stream_checkpoint.c
  * for the details, and for the checks that turn a state that does not add
- * up into an error).  The unique index on _match_id and ON CONFLICT DO
- * NOTHING remain as a second line of defence.
+ * up into an error).  The unique index on _match_id remains as a second
+ * line of defence: writing a match twice would fail, not duplicate it.
  *
  * Ties on the full ORDER BY are broken by arrival (seq), which is stable
  * across replays; release order does not depend on cycle boundaries, so
@@ -546,8 +546,9 @@ worker_init(void)
 
 	s->cxt = AllocSetContextCreate(TopMemoryContext, "match_recognize stream",
 								   ALLOCSET_DEFAULT_SIZES);
-	s->rowcxt = GenerationContextCreate(s->cxt, "match_recognize stream rows",
-										ALLOCSET_DEFAULT_SIZES);
+	/* rows are freed in any order: an allocation set reuses their chunks */
+	s->rowcxt = AllocSetContextCreate(s->cxt, "match_recognize stream rows",
+									  ALLOCSET_DEFAULT_SIZES);
 	s->cyclecxt = AllocSetContextCreate(s->cxt, "match_recognize stream cycle",
 										ALLOCSET_DEFAULT_SIZES);
 

@@ -98,6 +98,19 @@ typedef struct MrsTxn
 	int64		nkept;
 } MrsTxn;
 
+/*
+ * The pending rows, in (event time, seq) order: rows that arrive in order
+ * (the usual case) are appended to a queue, the others go to a heap.
+ */
+typedef struct MrsPending
+{
+	MrsRow	  **fifo;			/* a ring, ascending */
+	int64		head;
+	int64		n;
+	int64		cap;
+	MrsHeap		heap;
+} MrsPending;
+
 /* ---------- partitions ---------- */
 
 typedef struct MrsPart
@@ -167,7 +180,7 @@ typedef struct MrsStream
 
 	/* memory */
 	MemoryContext cxt;			/* worker lifetime */
-	MemoryContext rowcxt;		/* MrsRow (generation) */
+	MemoryContext rowcxt;		/* MrsRow */
 	MemoryContext cyclecxt;		/* reset at each cycle */
 
 	/* definition (mr_stream_setup.c) */
@@ -210,7 +223,6 @@ typedef struct MrsStream
 	bool	   *scratch_nulls;
 
 	/* partitions (mr_stream_part.c) */
-	HTAB	   *parts;			/* hash -> chain of MrsPart */
 	MrsPart   **by_id;			/* [id], ids 1 .. next_part - 1 */
 	int64		by_id_cap;
 	MrsPart    *dirty_parts;
@@ -221,7 +233,7 @@ typedef struct MrsStream
 	MrsHeap		deadlines;		/* WITHIN: partitions by their oldest open row */
 
 	/* rows */
-	MrsHeap		pending;		/* by event time */
+	MrsPending	pending;
 	MrsTxn	   *txns;			/* a ring: txn numbers txn_first .. + ntxns - 1 */
 	uint64		txn_first;
 	int64		ntxns;
@@ -346,7 +358,12 @@ extern uint64 mrs_txn_begin(XLogRecPtr commit_lsn, int64 first_seq);
 extern MrsTxn *mrs_txn(uint64 txn);
 extern void mrs_txns_trim(void);
 extern void mrs_ingest(MrsRow *row, uint64 txn);
+extern void mrs_pending_init(void);
 extern void mrs_pending_add(MrsRow *row);
+extern MrsRow *mrs_pending_first(void);
+extern MrsRow *mrs_pending_pop(void);
+extern int64 mrs_pending_count(void);
+extern MrsRow *mrs_pending_at(int64 i);
 extern void mrs_advance_clock(void);
 
 /* mr_stream_part.c */
