@@ -43,6 +43,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogutils.h"
@@ -152,6 +153,36 @@ sink_insert(MrStreamSink *sink, TupleDesc rootdesc, Datum *values, bool *nulls)
 	dec.rows[dec.nrows++] = mrs_row_make(v, n);
 }
 
+/*
+ * A row of the source as it was inserted: when the query reads the
+ * source's columns as they are, in order, the tuple is the row (a minimal
+ * tuple is a heap tuple without its header's first bytes).
+ */
+static void
+sink_insert_tuple(MrStreamSink *sink, TupleDesc rootdesc, HeapTuple tuple)
+{
+	MrsStream  *s = MyStream;
+
+	if (dec.action == TXN_SKIP || dec.bad)
+		return;
+	if (!s->same_layout || HeapTupleHeaderGetNatts(tuple->t_data) != s->natts)
+	{
+		Datum	   *values = palloc(sizeof(Datum) * Max(rootdesc->natts, 1));
+		bool	   *nulls = palloc(sizeof(bool) * Max(rootdesc->natts, 1));
+
+		heap_deform_tuple(tuple, rootdesc, values, nulls);
+		sink_insert(sink, rootdesc, values, nulls);
+		return;
+	}
+	if (dec.nrows == dec.cap)
+	{
+		dec.cap = Max(64, dec.cap * 2);
+		dec.rows = dec.rows ? repalloc_huge(dec.rows, sizeof(MrsRow *) * dec.cap)
+			: MemoryContextAlloc(s->cxt, sizeof(MrsRow *) * dec.cap);
+	}
+	dec.rows[dec.nrows++] = mrs_row_from_tuple(tuple);
+}
+
 static void
 sink_other(MrStreamSink *sink, char kind)
 {
@@ -250,6 +281,7 @@ mrs_decoder_start(void)
 	dec.sink.source = s->source;
 	dec.sink.begin = sink_begin;
 	dec.sink.insert = sink_insert;
+	dec.sink.insert_tuple = sink_insert_tuple;
 	dec.sink.other = sink_other;
 	dec.sink.commit = sink_commit;
 	mr_stream_proto_set_sink(&dec.sink);

@@ -148,6 +148,28 @@ mrs_row_make(Datum *values, bool *nulls)
 	return row;
 }
 
+/* a row that is the given heap tuple of the input columns, copied */
+MrsRow *
+mrs_row_from_tuple(HeapTuple tuple)
+{
+	MrsStream  *s = MyStream;
+	uint32		len = tuple->t_len - MINIMAL_TUPLE_OFFSET;
+	MrsRow	   *row = MemoryContextAlloc(s->rowcxt, MAXALIGN(sizeof(MrsRow)) + len);
+	bool		isnull;
+
+	memset(row, 0, sizeof(MrsRow));
+	row->tup = (MinimalTuple) ((char *) row + MAXALIGN(sizeof(MrsRow)));
+	memcpy(row->tup, (char *) tuple->t_data + MINIMAL_TUPLE_OFFSET, len);
+	row->tup->t_len = len;
+	ItemPointerSetInvalid(&row->tid);
+	ExecStoreMinimalTuple(row->tup, s->inslot, false);
+	row->key = slot_getattr(s->inslot, s->lead + 1, &isnull);
+	if (isnull)
+		row->key = (Datum) 0;
+	ExecClearTuple(s->inslot);
+	return row;
+}
+
 void
 mrs_row_free(MrsRow *row)
 {

@@ -454,60 +454,119 @@ mrs_refresh_skips(void)
 /* ---------- release ---------- */
 
 /*
- * A released row.  Rows leave the pending rows in (event time, seq) order,
- * which is the push order within a partition when ORDER BY has one column:
- * then sorting by (partition, pop order) groups them, with integers only.
- * With more ORDER BY columns their values decide within equal event times.
+ * Rows leave the pending rows in (event time, seq) order: the queue's
+ * prefix below the watermark, merged with the heap's rows below it.  That
+ * is the push order within a partition when ORDER BY has one column; a
+ * counting pass over the partitions they touch groups them keeping it.
+ * With more ORDER BY columns the rows of each partition are then sorted by
+ * all of them (then seq), as the batch query sorts them.
  */
-typedef struct Released
+static uint64 release_no = 0;
+
+typedef struct OrdRow
 {
 	MrsRow	   *row;
-	int64		part;			/* partition number */
-	int64		order;			/* pop order */
-	Datum	   *ord;			/* ORDER BY values, when more than one column */
+	Datum	   *ord;
 	bool	   *ordnull;
-} Released;
+} OrdRow;
 
 static int
-released_cmp(const Released *a, const Released *b)
+ordrow_cmp(const void *a, const void *b)
 {
+	const OrdRow *x = a,
+			   *y = b;
 	MrsStream  *s = MyStream;
-	int			c = 0,
-				i;
+	int			i,
+				c;
 
-	if (a->part != b->part)
-		return a->part < b->part ? -1 : 1;
-	for (i = 1; i < s->norder && c == 0; i++)
-		c = ApplySortComparator(a->ord[i], a->ordnull[i], b->ord[i], b->ordnull[i],
+	for (i = 0; i < s->norder; i++)
+	{
+		c = ApplySortComparator(x->ord[i], x->ordnull[i], y->ord[i], y->ordnull[i],
 								&s->ordsort[i]);
-	if (c != 0 && mrs_key_cmp(a->row->key, b->row->key) == 0)
-		return c;
-	return a->order < b->order ? -1 : a->order > b->order;
+		if (c != 0)
+			return c;
+	}
+	return x->row->seq < y->row->seq ? -1 : x->row->seq > y->row->seq;
 }
 
-#define ST_SORT sort_released
-#define ST_ELEMENT_TYPE Released
-#define ST_COMPARE(a, b) released_cmp(a, b)
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
+/* rows[0 .. n - 1] of one partition, by the full ORDER BY, then seq */
 static void
-released_order_values(Released *r)
+sort_full_order(MrsRow **rows, int64 n)
 {
 	MrsStream  *s = MyStream;
+	OrdRow	   *o = palloc(sizeof(OrdRow) * n);
 	Datum	   *v = palloc(sizeof(Datum) * s->natts);
 	bool	   *nl = palloc(sizeof(bool) * s->natts);
+	int64		i;
 	int			k;
 
-	mrs_row_deform(r->row, v, nl);
-	r->ord = palloc(sizeof(Datum) * s->norder);
-	r->ordnull = palloc(sizeof(bool) * s->norder);
-	for (k = 0; k < s->norder; k++)
+	for (i = 0; i < n; i++)
 	{
-		r->ord[k] = v[s->ordcols[k]];
-		r->ordnull[k] = nl[s->ordcols[k]];
+		mrs_row_deform(rows[i], v, nl);
+		o[i].row = rows[i];
+		o[i].ord = palloc(sizeof(Datum) * s->norder);
+		o[i].ordnull = palloc(sizeof(bool) * s->norder);
+		for (k = 0; k < s->norder; k++)
+		{
+			o[i].ord[k] = v[s->ordcols[k]];
+			o[i].ordnull[k] = nl[s->ordcols[k]];
+		}
 	}
+	qsort(o, n, sizeof(OrdRow), ordrow_cmp);
+	for (i = 0; i < n; i++)
+		rows[i] = o[i].row;
+}
+
+/* the pending rows below the watermark, in (event time, seq) order */
+static MrsRow **
+take_released(int64 *np)
+{
+	MrsStream  *s = MyStream;
+	MrsPending *pd = &s->pending;
+	MrsRow	  **rel;
+	MrsRow	   *row;
+	int64		n = 0,
+				cap;
+
+	if (pd->heap.n == 0)
+	{
+		/* the usual case: a prefix of the queue, found by bisection */
+		int64		lo = 0,
+					hi = pd->n;
+
+		while (lo < hi)
+		{
+			int64		mid = lo + (hi - lo) / 2;
+
+			if (mrs_key_cmp(pd->fifo[(pd->head + mid) & (pd->cap - 1)]->key, s->watermark) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		rel = palloc(sizeof(MrsRow *) * Max(lo, 1));
+		for (n = 0; n < lo; n++)
+			rel[n] = pd->fifo[(pd->head + n) & (pd->cap - 1)];
+		pd->head = (pd->head + lo) & (pd->cap - 1);
+		pd->n -= lo;
+		s->rows_pending -= lo;
+		*np = lo;
+		return rel;
+	}
+	cap = 1024;
+	rel = palloc(sizeof(MrsRow *) * cap);
+	while ((row = mrs_pending_first()) != NULL &&
+		   mrs_key_cmp(row->key, s->watermark) < 0)
+	{
+		(void) mrs_pending_pop();
+		if (n == cap)
+		{
+			cap *= 2;
+			rel = repalloc_huge(rel, sizeof(MrsRow *) * cap);
+		}
+		rel[n++] = row;
+	}
+	*np = n;
+	return rel;
 }
 
 /* hand every pending row below the watermark to its partition */
@@ -516,47 +575,67 @@ mrs_release(void)
 {
 	MrsStream  *s = MyStream;
 	MemoryContext old;
-	Released   *rel;
-	MrsRow	   *row;
-	int64		n = 0,
-				cap = 1024,
-				i;
-	MrsPart    *cur = NULL;
+	MrsRow	  **rel,
+			  **grouped;
+	MrsPart   **parts;
+	int64		n,
+				nparts = 0,
+				off = 0,
+				i,
+				k;
 
 	if (!s->have_max || mrs_pending_count() == 0)
 		return;
 	old = MemoryContextSwitchTo(s->cyclecxt);
-	rel = palloc(sizeof(Released) * cap);
-	while ((row = mrs_pending_first()) != NULL &&
-		   mrs_key_cmp(row->key, s->watermark) < 0)
-	{
-		(void) mrs_pending_pop();
-		if (n == cap)
-		{
-			cap *= 2;
-			rel = repalloc_huge(rel, sizeof(Released) * cap);
-		}
-		rel[n].row = row;
-		rel[n].part = row->part->id;
-		rel[n].order = n;
-		if (s->norder > 1)
-			released_order_values(&rel[n]);
-		n++;
-	}
-	MemoryContextSwitchTo(old);
+	rel = take_released(&n);
 	if (n == 0)
+	{
+		MemoryContextSwitchTo(old);
 		return;
-	sort_released(rel, n);
+	}
+	release_no++;
+	parts = palloc(sizeof(MrsPart *) * n);
 	for (i = 0; i < n; i++)
 	{
-		MrsPart    *p = rel[i].row->part;
+		MrsPart    *p = rel[i]->part;
 
-		if (p != cur && cur != NULL)
-			mrs_part_settle(cur);
-		cur = p;
-		mrs_part_push(p, rel[i].row);
+		if (p->rel_no != release_no)
+		{
+			p->rel_no = release_no;
+			p->rel_count = 0;
+			parts[nparts++] = p;
+		}
+		p->rel_count++;
 	}
-	mrs_part_settle(cur);
+	for (k = 0; k < nparts; k++)
+	{
+		parts[k]->rel_start = off;
+		off += parts[k]->rel_count;
+		parts[k]->rel_count = 0;
+	}
+	grouped = palloc(sizeof(MrsRow *) * n);
+	for (i = 0; i < n; i++)
+	{
+		MrsPart    *p = rel[i]->part;
+
+		grouped[p->rel_start + p->rel_count++] = rel[i];
+	}
+	for (k = 0; k < nparts; k++)
+	{
+		MrsPart    *p = parts[k];
+
+		if (s->norder > 1 && p->rel_count > 1)
+			sort_full_order(grouped + p->rel_start, p->rel_count);
+	}
+	MemoryContextSwitchTo(old);
+	for (k = 0; k < nparts; k++)
+	{
+		MrsPart    *p = parts[k];
+
+		for (i = 0; i < p->rel_count; i++)
+			mrs_part_push(p, grouped[p->rel_start + i]);
+		mrs_part_settle(p);
+	}
 	s->catalog_dirty = true;
 }
 

@@ -204,10 +204,19 @@ proto_insert(ProtoState *st, const ProtoRel *e, Relation rel, HeapTuple tuple)
 	TupleDesc	desc = RelationGetDescr(rel);
 	int			natts = desc->natts;
 	int			rnatts = st->rootdesc->natts;
-	Datum	   *values = palloc(sizeof(Datum) * Max(natts, 1));
-	bool	   *nulls = palloc(sizeof(bool) * Max(natts, 1));
+	Datum	   *values;
+	bool	   *nulls;
 	int			i;
 
+	/* the usual row: the source's own, nothing out of line */
+	if (e->map == NULL && RelationGetRelid(rel) == st->sink->source &&
+		!HeapTupleHasExternal(tuple))
+	{
+		st->sink->insert_tuple(st->sink, desc, tuple);
+		return;
+	}
+	values = palloc(sizeof(Datum) * Max(natts, 1));
+	nulls = palloc(sizeof(bool) * Max(natts, 1));
 	heap_deform_tuple(tuple, desc, values, nulls);
 	for (i = 0; i < natts; i++)
 	{

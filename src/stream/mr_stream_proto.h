@@ -13,6 +13,10 @@
  *									root's) attribute order, every varlena
  *									value flattened (an indirect TOAST
  *									pointer is valid only during the call)
+ *	insert_tuple(tuple)				the same, when the row is the source's own
+ *									tuple and holds no TOAST pointer: as
+ *									inserted (insert_tuple may hand it on to
+ *									insert itself)
  *	other(kind)						'U', 'D' or 'T': an UPDATE, DELETE or
  *									TRUNCATE of the source
  *	commit(txn)						after its last change
@@ -27,6 +31,7 @@
 
 #include "postgres.h"
 
+#include "access/htup.h"
 #include "access/tupdesc.h"
 #include "replication/reorderbuffer.h"
 
@@ -38,6 +43,8 @@ struct MrStreamSink
 	void		(*begin) (MrStreamSink *sink, ReorderBufferTXN *txn);
 	void		(*insert) (MrStreamSink *sink, TupleDesc rootdesc,
 						   Datum *values, bool *nulls);
+	void		(*insert_tuple) (MrStreamSink *sink, TupleDesc rootdesc,
+								 HeapTuple tuple);
 	void		(*other) (MrStreamSink *sink, char kind);
 	void		(*commit) (MrStreamSink *sink, ReorderBufferTXN *txn);
 };

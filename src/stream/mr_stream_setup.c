@@ -277,6 +277,7 @@ setup_source_map(void)
 	for (i = 0; i < sd->natts; i++)
 		s->srctypes[i] = TupleDescAttr(sd, i)->attisdropped ? InvalidOid : TupleDescAttr(sd, i)->atttypid;
 	s->srcmap = palloc(sizeof(AttrNumber) * Max(s->natts, 1));
+	s->same_layout = sd->natts == s->natts;
 	for (i = 0; i < s->natts; i++)
 	{
 		Form_pg_attribute a = TupleDescAttr(s->indesc, i);
@@ -288,6 +289,9 @@ setup_source_map(void)
 				strcmp(NameStr(TupleDescAttr(sd, j)->attname), NameStr(a->attname)) == 0 &&
 				TupleDescAttr(sd, j)->atttypid == a->atttypid)
 				s->srcmap[i] = j + 1;
+		if (s->srcmap[i] != i + 1 || a->attlen != TupleDescAttr(sd, i)->attlen ||
+			a->attalign != TupleDescAttr(sd, i)->attalign)
+			s->same_layout = false;
 		if (s->srcmap[i] == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -131,6 +131,9 @@ typedef struct MrsPart
 	int32		cap;
 	int64		first;
 	int64		expire_from;	/* WITHIN: partial matches before it dropped */
+	uint64		rel_no;			/* release: the last release it got rows in */
+	int64		rel_start;		/* ... where its rows are, how many */
+	int64		rel_count;
 	Datum	   *key;			/* PARTITION BY values, then their nulls */
 	bool	   *keynull;
 } MrsPart;
@@ -146,7 +149,9 @@ mrs_part_row(MrsPart *p, int32 i)
 /* rows waiting for one multi-row INSERT (mr_stream_output.c) */
 typedef struct MrsOutBuf
 {
+	Oid			table;
 	int			ncols;
+	char	  **names;
 	Oid		   *types;
 	int16	   *lens;
 	bool	   *byvals;
@@ -214,6 +219,7 @@ typedef struct MrsStream
 	AttrNumber *srcmap;			/* input column -> source attno */
 	Oid		   *srctypes;		/* source attribute types, to notice changes */
 	int			srcnatts;
+	bool		same_layout;	/* the input columns are the source's, in order */
 	int			batch_size;
 	bool		idle_advance;
 	int64		max_held_wal;
@@ -351,6 +357,7 @@ extern void mrs_set_max_seen(Datum key);
 extern bool mrs_snapshot_saw(TransactionId xid);
 extern void mrs_parse_snapshot(const char *s);
 extern MrsRow *mrs_row_make(Datum *values, bool *nulls);
+extern MrsRow *mrs_row_from_tuple(HeapTuple tuple);
 extern void mrs_row_free(MrsRow *row);
 extern void mrs_row_deform(MrsRow *row, Datum *values, bool *nulls);
 extern void mrs_row_unkeep(MrsRow *row);
