@@ -271,12 +271,18 @@ direct_write(Relation rel, ResultRelInfo *rri, EState *estate, TupleTableSlot **
 	}
 }
 
-/* rows 0 .. b->n - 1 into rel, which direct_ok() accepted; false: not done */
+/*
+ * rows 0 .. b->n - 1 into rel, which direct_ok() accepted; false: not
+ * done.  Everything it allocates (the slots, the heap tuples the table AM
+ * makes of them) is in the executor state's memory, freed at the end: a
+ * backfill flushes many times in one transaction.
+ */
 static bool
 direct_flush(MrsOutBuf *b, Relation rel)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	EState	   *estate = CreateExecutorState();
+	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
 	ExprContext *econtext = GetPerTupleExprContext(estate);
 	ResultRelInfo *rri = makeNode(ResultRelInfo);
 	int		   *map = palloc(sizeof(int) * Max(desc->natts, 1));
@@ -290,6 +296,7 @@ direct_flush(MrsOutBuf *b, Relation rel)
 
 	if (!direct_map(b, rel, estate, map, defaults))
 	{
+		MemoryContextSwitchTo(old);
 		FreeExecutorState(estate);
 		return false;
 	}
@@ -340,6 +347,7 @@ direct_flush(MrsOutBuf *b, Relation rel)
 	for (i = 0; i < DIRECT_BATCH && slots[i] != NULL; i++)
 		ExecDropSingleTupleTableSlot(slots[i]);
 	ExecCloseIndices(rri);
+	MemoryContextSwitchTo(old);
 	FreeExecutorState(estate);
 	return true;
 }
