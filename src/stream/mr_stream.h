@@ -133,6 +133,7 @@ extern void mr_stream_report_backfill(int64 rows, int64 total);
 
 /* drop_stream: ask the worker of a slot to release it and exit */
 extern void mr_stream_request_stop(const char *slot);
+extern void mr_stream_mark_dropped(const char *slot);
 extern void mr_stream_cancel_stop(const char *slot);
 extern bool mr_stream_stopping(const char *slot);
 

@@ -77,115 +77,119 @@ start_worker(LaunchEntry *e)
 	return true;
 }
 
+/* mark the entries whose slot exists, adding entries for new slots */
+static void
+scan_slots(LaunchEntry *entries, int *nentries, int maxentries)
+{
+	int			i,
+				j;
+
+	for (j = 0; j < *nentries; j++)
+		entries[j].seen = false;
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	for (i = 0; i < max_replication_slots; i++)
+	{
+		ReplicationSlot *s = &ReplicationSlotCtl->replication_slots[i];
+		Oid			db,
+					owner;
+		int32		id;
+
+		if (!s->in_use || !SlotIsLogical(s) ||
+			!mr_stream_parse_slot_name(NameStr(s->data.name), &db, &id, &owner))
+			continue;
+		for (j = 0; j < *nentries; j++)
+			if (strcmp(entries[j].slot, NameStr(s->data.name)) == 0)
+				break;
+		if (j == *nentries)
+		{
+			if (*nentries == maxentries)
+				continue;
+			memset(&entries[j], 0, sizeof(LaunchEntry));
+			strlcpy(entries[j].slot, NameStr(s->data.name), NAMEDATALEN);
+			(*nentries)++;
+		}
+		entries[j].seen = true;
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+}
+
+/*
+ * Start e's worker when it should run and does not; false when e is to be
+ * forgotten.  *wait_ms shrinks to when a delayed start is due.
+ */
+static bool
+tend_entry(LaunchEntry *e, TimestampTz now, long *wait_ms)
+{
+	pid_t		pid;
+
+	if (e->handle)
+	{
+		BgwHandleStatus st = GetBackgroundWorkerPid(e->handle, &pid);
+
+		if (st == BGWH_STARTED || st == BGWH_NOT_YET_STARTED)
+			return true;
+		pfree(e->handle);
+		e->handle = NULL;
+	}
+	if (!e->seen && mr_stream_stopping(e->slot))
+	{
+		/* it went with its stream: forget it */
+		mr_stream_cancel_stop(e->slot);
+		return false;
+	}
+	if (!e->seen && !e->checked)
+	{
+		/*
+		 * The slot went while no worker held it.  One last worker finds out
+		 * whether its stream was dropped (it then exits) or still exists (it
+		 * lost changes: the worker marks it failed).
+		 */
+		e->checked = true;
+		start_worker(e);
+		return true;
+	}
+	if (!e->seen)
+		return false;			/* slot gone and worker gone */
+	/* drop_stream is stopping it: leave its slot alone */
+	if (mr_stream_stopping(e->slot))
+		return true;
+	if (e->last_start == 0 ||
+		TimestampDifferenceExceeds(e->last_start, now, MR_RESTART_DELAY_MS))
+		start_worker(e);
+	else
+		*wait_ms = Min(*wait_ms, MR_RESTART_DELAY_MS);
+	return true;
+}
+
 void
 mr_stream_launcher_main(Datum arg)
 {
 	LaunchEntry *entries;
 	int			nentries = 0;
 	int			maxentries = Max(max_replication_slots, 1);
-	MemoryContext loopcxt;
 
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
 
 	mr_stream_launcher_attach();
-
 	entries = MemoryContextAllocZero(TopMemoryContext, sizeof(LaunchEntry) * maxentries);
-	loopcxt = AllocSetContextCreate(TopMemoryContext, "match_recognize launcher loop",
-									ALLOCSET_DEFAULT_SIZES);
 
 	while (!ShutdownRequestPending)
 	{
-		int			i,
-					j;
 		TimestampTz now = GetCurrentTimestamp();
 		long		wait_ms = 1000;
+		int			j;
 
-		MemoryContextReset(loopcxt);
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
-
+		scan_slots(entries, &nentries, maxentries);
 		for (j = 0; j < nentries; j++)
-			entries[j].seen = false;
-
-		/* the registry: our logical slots */
-		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
-		for (i = 0; i < max_replication_slots; i++)
-		{
-			ReplicationSlot *s = &ReplicationSlotCtl->replication_slots[i];
-			Oid			db,
-						owner;
-			int32		id;
-
-			if (!s->in_use || !SlotIsLogical(s) ||
-				!mr_stream_parse_slot_name(NameStr(s->data.name), &db, &id, &owner))
-				continue;
-			for (j = 0; j < nentries; j++)
-				if (strcmp(entries[j].slot, NameStr(s->data.name)) == 0)
-					break;
-			if (j == nentries)
-			{
-				if (nentries == maxentries)
-					continue;
-				memset(&entries[j], 0, sizeof(LaunchEntry));
-				strlcpy(entries[j].slot, NameStr(s->data.name), NAMEDATALEN);
-				nentries++;
-			}
-			entries[j].seen = true;
-		}
-		LWLockRelease(ReplicationSlotControlLock);
-
-		for (j = 0; j < nentries; j++)
-		{
-			LaunchEntry *e = &entries[j];
-			pid_t		pid;
-			bool		running = false;
-
-			if (e->handle)
-			{
-				BgwHandleStatus st = GetBackgroundWorkerPid(e->handle, &pid);
-
-				running = (st == BGWH_STARTED || st == BGWH_NOT_YET_STARTED);
-				if (!running)
-				{
-					pfree(e->handle);
-					e->handle = NULL;
-				}
-			}
-			if (running)
-				continue;
-			if (!e->seen && !e->checked && !mr_stream_stopping(e->slot))
-			{
-				/*
-				 * The slot went while no worker held it.  One last worker
-				 * finds out whether its stream was dropped (it then exits)
-				 * or still exists (it lost changes: the worker marks it
-				 * failed).
-				 */
-				e->checked = true;
-				start_worker(e);
-				continue;
-			}
-			if (!e->seen)
-			{
-				/* slot gone and worker gone: forget it */
-				entries[j] = entries[--nentries];
-				j--;
-				continue;
-			}
-			/* drop_stream is stopping it: leave its slot alone */
-			if (mr_stream_stopping(e->slot))
-				continue;
-			if (e->last_start == 0 ||
-				TimestampDifferenceExceeds(e->last_start, now, MR_RESTART_DELAY_MS))
-				start_worker(e);
-			else
-				wait_ms = Min(wait_ms, MR_RESTART_DELAY_MS);
-		}
+			if (!tend_entry(&entries[j], now, &wait_ms))
+				entries[j--] = entries[--nentries];
 
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
 						 wait_ms, PG_WAIT_EXTENSION);

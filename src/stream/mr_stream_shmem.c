@@ -14,6 +14,9 @@
  * `stop` (making one if no worker runs), sets the worker's latch and waits
  * for the slot: a worker that sees `stop` releases its slot and exits, and
  * neither the launcher nor a new worker takes the slot while it is set.
+ * The mark stays after the slot is dropped, until the launcher has seen the
+ * slot go and forgets it (mr_stream_cancel_stop), so that a slot that went
+ * with its stream is told from one taken away behind its back.
  *
  * Invariants:
  *	- at most one entry per slot name;
@@ -251,6 +254,17 @@ mr_stream_request_stop(const char *slot)
 	LWLockRelease(mr_shared->lock);
 	if (latch)
 		SetLatch(latch);
+}
+
+/*
+ * The slot is being dropped by its stream's end (drop_stream, or a worker
+ * that found its stream gone): the entry says so until the launcher has
+ * seen the slot go, so that it starts no worker to find out why it went.
+ */
+void
+mr_stream_mark_dropped(const char *slot)
+{
+	mr_stream_request_stop(slot);
 }
 
 void

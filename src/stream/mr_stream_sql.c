@@ -810,6 +810,7 @@ match_recognize_drop_stream(PG_FUNCTION_ARGS)
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	mr_stream_cancel_stop(slot_name);
+	/* the stop mark stays: the launcher forgets it when it sees the slot go */
+	mr_stream_wake_launcher();
 	PG_RETURN_VOID();
 }

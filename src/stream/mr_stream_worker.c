@@ -222,6 +222,7 @@ stream_gone(void)
 		ReplicationSlotRelease();
 	if (SearchNamedReplicationSlot(s->slot_name, true) != NULL)
 	{
+		mr_stream_mark_dropped(s->slot_name);
 		ereport(WARNING,
 				(errmsg("match_recognize stream %d is gone; dropping replication slot \"%s\"",
 						s->id, s->slot_name)));
