@@ -94,12 +94,30 @@ SELECT match_recognize_wait_stream('sp_out');
 CREATE TABLE sp_noise AS SELECT i, repeat('x', 100) AS pad FROM generate_series(1, 200) i;
 INSERT INTO sp VALUES (0, 101, 1);
 SELECT match_recognize_wait_stream('sp_out');
+-- VACUUM FULL moves the rows of the internal tables: the worker, which
+-- writes them by tuple id, finds them again at its next checkpoint
+SELECT format('VACUUM FULL %I.%I', 'public', '_mr_' || id || '_' || t)
+  FROM match_recognize_stream, unnest(ARRAY['parts', 'rows']) t WHERE name = 'public.sp_out' \gexec
+INSERT INTO sp VALUES (1, 102, 1);
+SELECT match_recognize_wait_stream('sp_out');
 SELECT rows_retained + rows_pending AS kept, rows_stored > 0 AS some_stored, max_held_wal
   FROM match_recognize_streams WHERE name = 'public.sp_out';
 SELECT core_restart('sp_out');
 INSERT INTO sp VALUES (0, 200, 0), (1, 201, 0), (7, 300, 0);
 SELECT match_recognize_wait_stream('sp_out');
 SELECT state, last_error, rows_in FROM match_recognize_streams WHERE name = 'public.sp_out';
+-- the released stored rows leave the rows table at the next checkpoint
+-- (the durable one may still need them until then): more WAL than half of
+-- max_held_wal and one more row make one
+SELECT checkpoint_lsn AS cp_before FROM match_recognize_streams WHERE name = 'public.sp_out' \gset
+CREATE TABLE sp_noise2 AS SELECT i, repeat('x', 100) AS pad FROM generate_series(1, 200) i;
+INSERT INTO sp VALUES (9, 301, 1);
+SELECT match_recognize_wait_stream('sp_out');
+SELECT checkpoint_lsn > :'cp_before' AS checkpointed FROM match_recognize_streams WHERE name = 'public.sp_out';
+-- the rows table holds exactly the stored rows the stream keeps
+SELECT format('SELECT count(*) = (SELECT rows_stored FROM match_recognize_stream WHERE id = %s) AS rows_table_agrees FROM %I.%I',
+              id, 'public', '_mr_' || id || '_rows')
+  FROM match_recognize_stream WHERE name = 'public.sp_out' \gexec
 SELECT k, t0, t1, n, _match_id FROM sp_out ORDER BY _match_id;
 SELECT match_recognize_drop_stream('sp_out');
 SELECT match_recognize_create_stream('sp_bad', $$SELECT * FROM sp MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts

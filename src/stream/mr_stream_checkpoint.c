@@ -319,6 +319,127 @@ part_tuple(Relation rel, MrsPart *p)
 	return heap_form_tuple(RelationGetDescr(rel), v, n);
 }
 
+/*
+ * The tuple ids the worker keeps are valid as long as the table keeps its
+ * file: VACUUM FULL or CLUSTER rewrites it and moves every row.  Then the
+ * ids are looked up again, by partition number or by seq.
+ */
+static bool
+table_moved(Relation rel, Oid *filenode)
+{
+	Oid			now = rel->rd_node.relNode;
+	bool		moved = OidIsValid(*filenode) && *filenode != now;
+
+	*filenode = now;
+	return moved;
+}
+
+static void
+refresh_part_tids(Relation rel)
+{
+	MrsStream  *s = MyStream;
+	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	HeapTuple	tup;
+	int64		i;
+
+	for (i = 1; i < s->next_part && i < s->by_id_cap; i++)
+		if (s->by_id[i])
+			s->by_id[i]->in_table = false;
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		bool		isnull;
+		int64		id = DatumGetInt64(heap_getattr(tup, Anum_part_id, RelationGetDescr(rel), &isnull));
+
+		if (id > 0 && id < s->by_id_cap && s->by_id[id] != NULL)
+		{
+			s->by_id[id]->tid = tup->t_self;
+			s->by_id[id]->in_table = true;
+		}
+	}
+	table_endscan(scan);
+	for (i = 1; i < s->next_part && i < s->by_id_cap; i++)
+		if (s->by_id[i] && !s->by_id[i]->in_table)
+			mrs_part_dirty(s->by_id[i]);
+}
+
+typedef struct SeqRow
+{
+	int64		seq;			/* hash key */
+	MrsRow	   *row;
+	bool		found;
+} SeqRow;
+
+static void
+seqrow_add(HTAB *byseq, MrsRow *row)
+{
+	SeqRow	   *e;
+
+	if (!row->stored)
+		return;
+	e = hash_search(byseq, &row->seq, HASH_ENTER, NULL);
+	e->row = row;
+	e->found = false;
+}
+
+/*
+ * The rows table was rewritten: find every stored row the stream keeps by
+ * its seq, and delete the others (those forgotten since the checkpoint,
+ * whose queued tuple ids are stale now).
+ */
+static void
+refresh_row_tids(Relation rel)
+{
+	MrsStream  *s = MyStream;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	HASHCTL		ctl;
+	HTAB	   *byseq;
+	HASH_SEQ_STATUS hs;
+	SeqRow	   *e;
+	int64		i;
+	int32		k;
+	int			seqcol = 0;
+
+	ctl.keysize = sizeof(int64);
+	ctl.entrysize = sizeof(SeqRow);
+	ctl.hcxt = CurrentMemoryContext;
+	byseq = hash_create("match_recognize stored rows", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (i = 0; i < mrs_pending_count(); i++)
+		seqrow_add(byseq, mrs_pending_at(i));
+	for (i = 1; i < s->next_part && i < s->by_id_cap; i++)
+		if (s->by_id[i])
+			for (k = 0; k < s->by_id[i]->n; k++)
+				seqrow_add(byseq, mrs_part_row(s->by_id[i], k));
+	for (k = 0; k < rows_natts; k++)
+		if (rows_map[k] == ROWS_SEQ)
+			seqcol = k + 1;
+	scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		bool		isnull;
+		int64		seq = DatumGetInt64(heap_getattr(tup, seqcol, RelationGetDescr(rel), &isnull));
+
+		CHECK_FOR_INTERRUPTS();
+		e = isnull ? NULL : hash_search(byseq, &seq, HASH_FIND, NULL);
+		if (e != NULL)
+		{
+			e->row->tid = tup->t_self;
+			e->found = true;
+		}
+		else
+			mrs_table_delete(rel, &tup->t_self);
+	}
+	table_endscan(scan);
+	hash_seq_init(&hs, byseq);
+	while ((e = hash_seq_search(&hs)) != NULL)
+		if (!e->found)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("stored row " INT64_FORMAT " of stream %d is gone from its table", e->seq, s->id)));
+	hash_destroy(byseq);
+	s->nto_delete = 0;
+}
+
 static void
 write_parts(void)
 {
@@ -326,6 +447,9 @@ write_parts(void)
 	Relation	rel = mrs_table_open(s->parts_rel);
 	MrsPart    *p,
 			   *next;
+
+	if (table_moved(rel, &s->parts_filenode))
+		refresh_part_tids(rel);
 
 	if (RelationGetNumberOfAttributes(rel) != Natts_part - 1)
 		ereport(ERROR,
@@ -407,6 +531,8 @@ mrs_checkpoint(void)
 	}
 	rows = mrs_table_open(s->rows_rel);
 	rows_map_init(rows);
+	if (table_moved(rows, &s->rows_filenode))
+		refresh_row_tids(rows);
 	for (i = 0; i < s->nto_delete; i++)
 		mrs_table_delete(rows, &s->to_delete[i]);
 	s->nto_delete = 0;
@@ -617,6 +743,7 @@ load_parts(void)
 	TableScanDesc scan = table_beginscan(rel, GetActiveSnapshot(), 0, NULL);
 	HeapTuple	tup;
 
+	s->parts_filenode = rel->rd_node.relNode;
 	if (RelationGetNumberOfAttributes(rel) != Natts_part - 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
@@ -686,6 +813,7 @@ load_rows(void)
 	int			i;
 
 	rows_map_init(rel);
+	s->rows_filenode = rel->rd_node.relNode;
 	v = palloc(sizeof(Datum) * Max(rows_natts, 1));
 	n = palloc(sizeof(bool) * Max(rows_natts, 1));
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)

@@ -216,6 +216,8 @@ typedef struct MrsStream
 	Oid			schema;			/* of the output and internal tables */
 	Oid			parts_rel;
 	Oid			rows_rel;
+	Oid			parts_filenode; /* their files when their tuple ids were read */
+	Oid			rows_filenode;
 	AttrNumber *srcmap;			/* input column -> source attno */
 	Oid		   *srctypes;		/* source attribute types, to notice changes */
 	int			srcnatts;
