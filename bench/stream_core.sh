@@ -17,8 +17,8 @@
 #             sessions (1000-row transactions) while the stream runs:
 #             rate achieved, p50/p99/max of output written_at - the
 #             insert time of the match's last row, the worker's CPU share
-#   idle      IDLE_SECONDS (600) without new rows: server log lines
-#             (LOGFILE), the worker's CPU, writes to the catalog and
+#   idle      IDLE_SECONDS (600) without new rows: the worker's lines in the
+#             server log (LOGFILE), its CPU, writes to the catalog and
 #             internal tables, their sizes
 #   bounded   BOUNDED_ROWS rows (3M) through a running stream: sizes and
 #             autovacuum counts of the catalog and internal tables
@@ -293,12 +293,13 @@ idle()
 	c0=$(ticks "$pid")
 	sleep "$IDLE_SECONDS"
 	c1=$(ticks "$pid")
-	[ -n "$LOGFILE" ] && l1=$(wc -l < "$LOGFILE")
+	# the worker's lines (the checkpointer logs its own, log_checkpoints)
+	[ -n "$LOGFILE" ] && l1=$(tail -n +$((l0 + 1)) "$LOGFILE" | grep -c "\[$pid\]" || true)
 	val "SELECT pg_stat_force_next_flush()" >/dev/null
 	sleep 1
 	s1=$(val "SELECT sum(n_tup_ins + n_tup_upd + n_tup_del) FROM pg_stat_user_tables WHERE relname LIKE '\_mr\_%' OR relname = 'match_recognize_stream'")
 	w1=$(val "SELECT xmin::text || ctid::text FROM match_recognize_stream")
-	R[idle_log]=$([ -n "$LOGFILE" ] && echo $((l1 - l0)) || echo "not measured (set LOGFILE)")
+	R[idle_log]=$([ -n "$LOGFILE" ] && echo "$l1" || echo "not measured (set LOGFILE)")
 	R[idle_cpu]=$(calc "($c1 - $c0) * 1000 / $hz")
 	R[idle_writes]=$((s1 - s0))
 	R[idle_row]=$([ "$w0" = "$w1" ] && echo "unchanged" || echo "rewritten")
