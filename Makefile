@@ -1,64 +1,124 @@
 # Makefile for match_recognize (PGXS)
 #
 #   make / make install / make installcheck   the usual PGXS targets
+#   make check-stream           sql_tests/ on a server of its own (as a non-root user)
 #   make installcheck-stream    sql_tests/ against a preloaded wal_level=logical server
 #   make tapcheck               t/*.pl TAP tests (as a non-root user)
 #   make unitcheck              C unit tests of src/core, standalone, with ASan/UBSan
 #   make fuzz / fuzzcheck       libFuzzer targets of src/core (FUZZ_SECONDS each)
 #   make conformance            test/conformance runner against the PG* server
+#   make check-layers           the layering rule of src/README, over the objects
+#   make check-functions        no function over 120 lines without a stated reason
 #
-# WERROR=1 turns compiler warnings into errors (CI sets it).
+# WERROR=1 turns compiler warnings into errors and adds -Wextra (CI sets it).
 
 PG_CONFIG ?= pg_config
 
 MODULE_big = match_recognize
-OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/core/*.c src/stream/*.c)))
+OBJS = $(patsubst %.c,%.o,$(sort $(wildcard src/*.c src/*/*.c)))
 PGFILEDESC = "match_recognize - SQL:2016 row pattern recognition"
 
 EXTENSION = match_recognize
 DATA = $(wildcard match_recognize--*.sql)
 
-# plain pg_regress suite: sql/*.sql with expected/*.out
-# (simply expanded, so that PGXS's ifdef REGRESS is false while sql/ is empty)
-REGRESS := $(sort $(basename $(notdir $(wildcard sql/*.sql))))
+# plain pg_regress suite: sql/*.sql with expected/*.out, in the order of
+# sql/schedule (which lists every test: check-schedules)
+schedule_tests = $(shell sed -n 's/^test:[[:space:]]*//p' $(1))
+REGRESS := $(call schedule_tests,sql/schedule)
+REGRESS_PREP = check-schedules
 
-PG_CPPFLAGS = -DMR_IN_SERVER -I$(srcdir)/src -I$(srcdir)/src/core
+# one folder per layer (src/README); every header is included by its name
+SRC_DIRS = core bind runtime scan sql stream
+PG_CPPFLAGS = -DMR_IN_SERVER -I$(srcdir)/src $(addprefix -I$(srcdir)/src/,$(SRC_DIRS))
 ifeq ($(WERROR),1)
-PG_CFLAGS += -Werror
+# -Wextra, less -Wunused-parameter: PostgreSQL's own headers define inline
+# functions that ignore parameters (lib/ilist.h, storage/bufpage.h, ...),
+# and every callback we implement (hooks, planner and executor methods,
+# DestReceivers, output plugin callbacks) has parameters it does not need.
+PG_CFLAGS += -Werror -Wextra -Wno-unused-parameter
 endif
 
 # pg_regress only cleans up after itself when REGRESS is non-empty
 EXTRA_CLEAN = test/unit/build test/fuzz/build results/ regression.diffs \
 	regression.out sql_tests/results/ sql_tests/regression.diffs \
-	sql_tests/regression.out tmp_check/ log/
+	sql_tests/regression.out tmp_check/ tmp_check_stream/ tmp_check_stream.conf log/
 
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+# the code uses APIs of PostgreSQL 15 that other major versions lack or
+# changed (src/match_recognize.h says which)
+ifneq ($(MAJORVERSION),15)
+$(error match_recognize builds for PostgreSQL 15 only, and $(PG_CONFIG) is PostgreSQL $(VERSION))
+endif
+
+# src/stream compares an int with a size_t once, which -Wextra reports:
+# warned, not fatal, until the stream rework removes it (then drop this).
+src/stream/mr_stream_sql.o: override CFLAGS += -Wno-error=sign-compare
 
 # PGXS tracks no header dependencies: rebuild every object when any header
 # changes (a stale object with an old struct layout crashes the backend)
 $(OBJS): $(wildcard src/*.h src/*/*.h)
 
 # ---------------------------------------------------------------------------
-# Streaming suite: sql_tests/sql/*.sql with sql_tests/expected/*.out, run in
-# its own database against a server started with
-# shared_preload_libraries=match_recognize and wal_level=logical (see
-# tools/test_all.sh).
-STREAM_REGRESS = $(sort $(basename $(notdir $(wildcard sql_tests/sql/*.sql))))
-STREAM_TESTDB = contrib_regression_stream
+# Schedules: a test that is in no schedule would never run, a scheduled one
+# without its file fails late; both stop here.
+define check_schedule
+	@set -e; bad=""; \
+	for f in $(basename $(notdir $(wildcard $(1)/*.sql))); do \
+		grep -Eq "^test:(.*[[:space:]])?$$f([[:space:]]|$$)" $(2) || \
+			bad="$$bad $(1)/$$f.sql (add 'test: $$f' to $(2))"; \
+	done; \
+	for t in $(call schedule_tests,$(2)); do \
+		[ -f $(1)/$$t.sql ] || bad="$$bad $$t (in $(2), no $(1)/$$t.sql)"; \
+	done; \
+	if [ -n "$$bad" ]; then echo "check-schedules:$$bad" >&2; exit 1; fi
+endef
 
-.PHONY: installcheck-stream
-installcheck-stream:
-	@if [ -n "$(wildcard sql_tests/*.sql)" ]; then \
-		echo "installcheck-stream: move sql_tests/*.sql into sql_tests/sql/ (pg_regress layout)" >&2; \
+.PHONY: check-schedules
+check-schedules:
+	$(call check_schedule,sql,sql/schedule)
+	$(call check_schedule,sql_tests/sql,sql_tests/schedule)
+
+# ---------------------------------------------------------------------------
+# Streaming suite: sql_tests/sql/*.sql with sql_tests/expected/*.out, in the
+# order of sql_tests/schedule, in a database of its own, on a server started
+# with shared_preload_libraries=match_recognize and wal_level=logical.
+#
+#   make check-stream         starts that server itself (pg_regress
+#                             --temp-instance, sql_tests/stream.conf) with the
+#                             PostgreSQL of PG_CONFIG, where the extension is
+#                             installed: it needs nothing else, but initdb
+#                             refuses to run as root
+#   make installcheck-stream  uses the server the PG* variables name, which
+#                             must be configured so
+STREAM_REGRESS = $(call schedule_tests,sql_tests/schedule)
+STREAM_TESTDB = contrib_regression_stream
+STREAM_REGRESS_OPTS = --inputdir=$(srcdir)/sql_tests --outputdir=sql_tests \
+	--dbname=$(STREAM_TESTDB)
+
+.PHONY: installcheck-stream check-stream
+installcheck-stream: check-schedules
+	$(pg_regress_installcheck) $(STREAM_REGRESS_OPTS) $(STREAM_REGRESS)
+
+# A server that restricts output plugins (output_plugin_libraries, where
+# PostgreSQL has it) must allow ours; a stock one has no such setting.  The
+# temporary server's superuser is the user running the tests; the tests also
+# name a role postgres (as a default installation has), which is then
+# created.
+check-stream: check-schedules
+	@if [ "$$(id -u)" = 0 ]; then \
+		echo "check-stream: initdb cannot run as root; run as an ordinary user (or use installcheck-stream)" >&2; \
 		exit 1; \
 	fi
-ifneq ($(STREAM_REGRESS),)
-	$(pg_regress_installcheck) --inputdir=$(srcdir)/sql_tests \
-		--outputdir=sql_tests --dbname=$(STREAM_TESTDB) $(STREAM_REGRESS)
-else
-	@echo "installcheck-stream: no sql_tests/sql/*.sql"
-endif
+	cp $(srcdir)/sql_tests/stream.conf tmp_check_stream.conf
+	if '$(bindir)/postgres' --describe-config 2>/dev/null | grep -q '^output_plugin_libraries'; then \
+		echo "output_plugin_libraries = 'pgoutput, test_decoding, match_recognize'" >> tmp_check_stream.conf; \
+	fi
+	$(pg_regress_installcheck) --temp-instance=./tmp_check_stream \
+		--temp-config=tmp_check_stream.conf \
+		$(if $(filter postgres,$(shell id -un)),,--create-role=postgres) \
+		$(STREAM_REGRESS_OPTS) $(STREAM_REGRESS)
 
 # ---------------------------------------------------------------------------
 # TAP tests (t/*.pl) with PostgreSQL::Test::Cluster from the installed PGXS.
@@ -75,6 +135,18 @@ ifneq ($(wildcard t/*.pl),)
 else
 	@echo "tapcheck: no t/*.pl"
 endif
+
+# ---------------------------------------------------------------------------
+# The layering rule (src/README): no layer calls or includes a higher one,
+# no files of one layer call each other in a cycle; read from the objects'
+# symbol tables and the sources' includes.
+.PHONY: check-layers check-functions
+check-layers: $(OBJS)
+	python3 $(srcdir)/tools/check_layers.py $(OBJS)
+
+# A function longer than 120 lines says why in its comment ("Long: ...").
+check-functions:
+	python3 $(srcdir)/tools/check_functions.py
 
 # ---------------------------------------------------------------------------
 # Unit tests: src/core/ is plain C99 (see src/core/mr_port.h), so each

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MATCH_RECOGNIZE benchmarks (issue #3), side by side in one run.
+"""MATCH_RECOGNIZE benchmarks (bench/README.md), side by side in one run.
 
 Runs against the server the PG* environment variables name (psql must be on
 PATH; the match_recognize extension must be installable there).  Everything

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Run the MATCH_RECOGNIZE benchmarks of issue #3 side by side against the
+# Run the MATCH_RECOGNIZE benchmarks (bench/README.md) side by side against the
 # server the PG* variables name (the extension must be installed there):
 #
 #   bench/run.sh            full size: 1M and 10M rows (about 2 minutes on 2 cores)

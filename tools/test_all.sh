@@ -6,9 +6,12 @@
 # with warnings as errors, installs the extension, then runs
 #
 #   unit         make unitcheck (src/core standalone, ASan/UBSan)
+#   layers       make check-layers: the layering rule of src/README, and
+#                make check-functions: no function over 120 lines unexplained
 #   fuzz         make fuzzcheck, FUZZ_SECONDS (default 15) per target
 #   regress      make installcheck (sql/ + expected/)
-#   stream       make installcheck-stream (sql_tests/), when it has tests
+#   stream       make check-stream (sql_tests/ on a server of its own, as the
+#                non-root user mrtest)
 #   conformance  test/conformance/run_conformance.py on ../shared/conformance
 #   robustness   test/robustness/: random queries never crash, and the custom
 #                scan returns what the function returns
@@ -20,9 +23,9 @@
 #   bench        bench/smoke.sh, when it exists
 #   tap          make tapcheck (t/*.pl) as the non-root user mrtest
 #
-# regress, stream, conformance, robustness, classes and bench share one
-# throwaway cluster (pg_virtualenv) with the library preloaded and
-# wal_level=logical.  A failing suite does not stop the others; the last
+# regress, conformance, robustness, classes and bench share one throwaway
+# cluster (pg_virtualenv) with the library preloaded and wal_level=logical;
+# stream and tap start servers of their own.  A failing suite does not stop the others; the last
 # line is the summary "N passed, N failed[, N skipped]" over the suites,
 # and the exit status is non-zero when any suite failed.
 set -euo pipefail
@@ -58,17 +61,6 @@ in_cluster()
 	else
 		[ -f regression.diffs ] && cat regression.diffs
 		record regress failed
-		failed=1
-	fi
-
-	mr_log "stream: make installcheck-stream"
-	if ! have_files 'sql_tests/sql/*.sql' && ! have_files 'sql_tests/*.sql'; then
-		record stream skipped "no sql_tests/sql/*.sql"
-	elif make installcheck-stream PG_CONFIG="$MR_PG_CONFIG"; then
-		record stream passed
-	else
-		[ -f sql_tests/regression.diffs ] && cat sql_tests/regression.diffs
-		record stream failed
 		failed=1
 	fi
 
@@ -130,6 +122,39 @@ if [ "${1:-}" = --in-cluster ]; then
 fi
 
 # ---------------------------------------------------------------------------
+# The suites that start servers of their own (initdb refuses root): as the
+# user mrtest, on a copy of the tree that user owns, when we are root.
+nonroot_dir=
+nonroot_make()
+{
+	if [ "$(id -u)" = 0 ]; then
+		if [ -z "$nonroot_dir" ]; then
+			id -u mrtest >/dev/null 2>&1 || useradd --create-home --shell /bin/bash mrtest
+			nonroot_dir=$(mktemp -d /tmp/mr-nonroot.XXXXXX)
+			tar -C "$MR_ROOT" --exclude=.git -cf - . | tar -C "$nonroot_dir" -xf -
+			chown -R mrtest: "$nonroot_dir"
+		fi
+		runuser -u mrtest -- env PATH="$MR_PG_BINDIR:$PATH" \
+			make -C "$nonroot_dir" "$@" PG_CONFIG="$MR_PG_CONFIG"
+	else
+		nonroot_dir=$MR_ROOT
+		env PATH="$MR_PG_BINDIR:$PATH" make "$@" PG_CONFIG="$MR_PG_CONFIG"
+	fi
+}
+
+run_stream()
+{
+	mr_log "stream: make check-stream"
+	if ! have_files 'sql_tests/sql/*.sql'; then
+		record stream skipped "no sql_tests/sql/*.sql"
+	elif nonroot_make check-stream; then
+		record stream passed
+	else
+		[ -f "$nonroot_dir/sql_tests/regression.diffs" ] && cat "$nonroot_dir/sql_tests/regression.diffs"
+		record stream failed "output in $nonroot_dir/sql_tests"
+	fi
+}
+
 run_tap()
 {
 	mr_log "tap: make tapcheck"
@@ -137,31 +162,16 @@ run_tap()
 		record tap skipped "no t/*.pl"
 		return 0
 	fi
-
-	local rc=0 dir=$MR_ROOT
-	if [ "$(id -u)" = 0 ]; then
-		# initdb refuses root: run on a copy owned by an ordinary user
-		id -u mrtest >/dev/null 2>&1 || useradd --create-home --shell /bin/bash mrtest
-		dir=$(mktemp -d /tmp/mr-tap.XXXXXX)
-		tar -C "$MR_ROOT" --exclude=.git -cf - . | tar -C "$dir" -xf -
-		chown -R mrtest: "$dir"
-		runuser -u mrtest -- env PATH="$MR_PG_BINDIR:$PATH" \
-			make -C "$dir" tapcheck PG_CONFIG="$MR_PG_CONFIG" || rc=$?
-	else
-		env PATH="$MR_PG_BINDIR:$PATH" make tapcheck PG_CONFIG="$MR_PG_CONFIG" || rc=$?
-	fi
-
-	if [ $rc = 0 ]; then
+	if nonroot_make tapcheck; then
 		record tap passed
-		[ "$dir" != "$MR_ROOT" ] && rm -rf "$dir"
 	else
 		local log
-		for log in "$dir"/tmp_check/log/regress_log_*; do
+		for log in "$nonroot_dir"/tmp_check/log/regress_log_*; do
 			[ -f "$log" ] || continue
 			echo "*** $log (last 80 lines) ***"
 			tail -n 80 "$log"
 		done
-		record tap failed "logs in $dir/tmp_check/log"
+		record tap failed "logs in $nonroot_dir/tmp_check/log"
 	fi
 }
 
@@ -212,6 +222,16 @@ else
 	record unit failed
 fi
 
+mr_log "layers: make check-layers"
+if [ $built = no ]; then
+	record layers skipped "build failed"
+elif make check-layers PG_CONFIG="$MR_PG_CONFIG" &&
+	make check-functions PG_CONFIG="$MR_PG_CONFIG"; then
+	record layers passed
+else
+	record layers failed
+fi
+
 mr_log "fuzz: make fuzzcheck FUZZ_SECONDS=${FUZZ_SECONDS:-15}"
 if ! have_files 'test/fuzz/fuzz_*.c'; then
 	record fuzz skipped "no test/fuzz/fuzz_*.c"
@@ -229,7 +249,12 @@ if [ $built = yes ]; then
 	if [ "$(wc -l <"$MR_RESULTS")" = "$before" ]; then
 		record cluster failed "pg_virtualenv exited $rc before running the suites"
 	fi
+	run_stream
 	run_tap
+	if [ -n "$nonroot_dir" ] && [ "$nonroot_dir" != "$MR_ROOT" ] &&
+		! grep -q ' failed' "$MR_RESULTS"; then
+		rm -rf "$nonroot_dir"
+	fi
 else
 	for s in regress stream conformance robustness bench tap; do
 		record $s skipped "build failed"

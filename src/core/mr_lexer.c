@@ -211,6 +211,189 @@ dollar_delim_len(const MrLexer *lx, int p)
 	return 0;
 }
 
+/*
+ * The string literals with a prefix: E'' (backslash escapes), B'', X'',
+ * N'', U&''.  Returns 1 when one was scanned, -1 on an error, 0 when the
+ * text at lx->pos is none; then *c is the character to go on with, '"'
+ * when U& prefixes a quoted identifier (lx->pos is then at its quote).
+ */
+static int
+scan_prefixed_string(MrLexer *lx, int start, unsigned char *c)
+{
+	if ((*c == 'e' || *c == 'E') && peek(lx, 1) == '\'')
+	{
+		lx->pos++;
+		return scan_quoted_string(lx, start, true) ? 1 : -1;
+	}
+	if ((*c == 'b' || *c == 'B' || *c == 'x' || *c == 'X' || *c == 'n' || *c == 'N') &&
+		peek(lx, 1) == '\'')
+	{
+		lx->pos++;
+		return scan_quoted_string(lx, start, false) ? 1 : -1;
+	}
+	if ((*c == 'u' || *c == 'U') && peek(lx, 1) == '&' &&
+		(peek(lx, 2) == '\'' || peek(lx, 2) == '"'))
+	{
+		lx->pos += 2;
+		if (peek(lx, 0) == '\'')
+			return scan_quoted_string(lx, start, false) ? 1 : -1;
+		*c = '"';				/* U&"ident": a quoted identifier */
+	}
+	return 0;
+}
+
+/* a "quoted identifier" at lx->pos, its doubled quotes undoubled */
+static bool
+scan_quoted_ident(MrLexer *lx, int start, MrToken *tok)
+{
+	int			q = lx->pos + 1;
+	int			close;
+	char	   *buf;
+	int			n = 0;
+
+	/* find the closing quote first: allocate only what is needed */
+	for (close = q;; close++)
+	{
+		MR_CHECK_INTERRUPTS();
+		if (close >= lx->len)
+		{
+			mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+						 "unterminated quoted identifier");
+			return false;
+		}
+		if (lx->text[close] == '"')
+		{
+			if (close + 1 < lx->len && lx->text[close + 1] == '"')
+			{
+				close++;
+				continue;
+			}
+			break;
+		}
+	}
+	if (close == q)
+	{
+		mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+					 "zero-length delimited identifier");
+		return false;
+	}
+	buf = mr_alloc(close - q + 1);
+	while (q < close)
+	{
+		MR_CHECK_INTERRUPTS();
+		if (lx->text[q] == '"')
+			q++;				/* the first of a doubled quote */
+		buf[n++] = lx->text[q++];
+	}
+	buf[n] = '\0';
+	lx->pos = close + 1;
+	tok->kind = MR_TOK_QIDENT;
+	tok->ident = buf;
+	return true;
+}
+
+/*
+ * At a '$': a dollar-quoted string, a parameter $n (neither in pattern
+ * mode, where '$' is the end anchor), or the '$' itself.
+ */
+static bool
+scan_dollar(MrLexer *lx, int start, MrToken *tok)
+{
+	int			dl = lx->pattern_mode ? 0 : dollar_delim_len(lx, lx->pos);
+
+	if (dl > 0)
+	{
+		const char *delim = lx->text + lx->pos;
+		int			q = lx->pos + dl;
+
+		for (;;)
+		{
+			MR_CHECK_INTERRUPTS();
+			if (q + dl > lx->len)
+			{
+				mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+							 "unterminated dollar-quoted string");
+				return false;
+			}
+			if (lx->text[q] == '$' && memcmp(lx->text + q, delim, dl) == 0)
+			{
+				q += dl;
+				break;
+			}
+			q++;
+		}
+		lx->pos = q;
+		tok->kind = MR_TOK_STRING;
+		return true;
+	}
+	if (!lx->pattern_mode && is_digit(peek(lx, 1)))
+	{
+		lx->pos++;
+		while (is_digit(peek(lx, 0)))
+		{
+			MR_CHECK_INTERRUPTS();
+			lx->pos++;
+		}
+		tok->kind = MR_TOK_PARAM;
+		return true;
+	}
+	lx->pos++;
+	tok->kind = MR_TOK_PUNCT;
+	return true;
+}
+
+/* a numeric literal: digits (with _), a fraction, an exponent */
+static void
+scan_number(MrLexer *lx)
+{
+	while (is_digit(peek(lx, 0)) || peek(lx, 0) == '_')
+	{
+		MR_CHECK_INTERRUPTS();
+		lx->pos++;
+	}
+	if (peek(lx, 0) == '.' && peek(lx, 1) != '.')
+	{
+		lx->pos++;
+		while (is_digit(peek(lx, 0)) || peek(lx, 0) == '_')
+		{
+			MR_CHECK_INTERRUPTS();
+			lx->pos++;
+		}
+	}
+	if ((peek(lx, 0) == 'e' || peek(lx, 0) == 'E') &&
+		(is_digit(peek(lx, 1)) ||
+		 ((peek(lx, 1) == '+' || peek(lx, 1) == '-') && is_digit(peek(lx, 2)))))
+	{
+		lx->pos += 2;
+		while (is_digit(peek(lx, 0)))
+		{
+			MR_CHECK_INTERRUPTS();
+			lx->pos++;
+		}
+	}
+}
+
+/*
+ * An operator, from its first character on: as long as operator characters
+ * follow (not a comment's start), except in pattern mode, where every
+ * character is a token of its own (A+? is A, +, ?).
+ */
+static void
+scan_operator(MrLexer *lx)
+{
+	lx->pos++;
+	if (lx->pattern_mode)
+		return;
+	while (lx->pos < lx->len && strchr(OP_CHARS, lx->text[lx->pos]) &&
+		   lx->text[lx->pos] != '\0' &&
+		   !(peek(lx, 0) == '-' && peek(lx, 1) == '-') &&
+		   !(peek(lx, 0) == '/' && peek(lx, 1) == '*'))
+	{
+		MR_CHECK_INTERRUPTS();
+		lx->pos++;
+	}
+}
+
 bool
 mr_lex_next(MrLexer *lx, MrToken *tok)
 {
@@ -229,142 +412,31 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 		return true;
 
 	c = peek(lx, 0);
-
-	/* prefixed string literals: E'', B'', X'', N'', U&'' ; U&"" identifiers */
-	if ((c == 'e' || c == 'E') && peek(lx, 1) == '\'')
+	switch (scan_prefixed_string(lx, start, &c))
 	{
-		lx->pos++;
-		if (!scan_quoted_string(lx, start, true))
+		case -1:
 			return false;
-		tok->kind = MR_TOK_STRING;
-		goto done;
-	}
-	if ((c == 'b' || c == 'B' || c == 'x' || c == 'X' || c == 'n' || c == 'N') &&
-		peek(lx, 1) == '\'')
-	{
-		lx->pos++;
-		if (!scan_quoted_string(lx, start, false))
-			return false;
-		tok->kind = MR_TOK_STRING;
-		goto done;
-	}
-	if ((c == 'u' || c == 'U') && peek(lx, 1) == '&' &&
-		(peek(lx, 2) == '\'' || peek(lx, 2) == '"'))
-	{
-		lx->pos += 2;
-		if (peek(lx, 0) == '\'')
-		{
-			if (!scan_quoted_string(lx, start, false))
-				return false;
+		case 1:
 			tok->kind = MR_TOK_STRING;
 			goto done;
-		}
-		/* U&"ident": fall through to the quoted identifier scanner */
-		c = '"';
 	}
-
 	if (c == '\'')
 	{
 		if (!scan_quoted_string(lx, start, false))
 			return false;
 		tok->kind = MR_TOK_STRING;
-		goto done;
 	}
-
-	if (c == '"')
+	else if (c == '"')
 	{
-		int			q = lx->pos + 1;
-		int			close;
-		char	   *buf;
-		int			n = 0;
-
-		/* find the closing quote first: allocate only what is needed */
-		for (close = q;; close++)
-		{
-			MR_CHECK_INTERRUPTS();
-			if (close >= lx->len)
-			{
-				mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
-							 "unterminated quoted identifier");
-				return false;
-			}
-			if (lx->text[close] == '"')
-			{
-				if (close + 1 < lx->len && lx->text[close + 1] == '"')
-				{
-					close++;
-					continue;
-				}
-				break;
-			}
-		}
-		if (close == q)
-		{
-			mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
-						 "zero-length delimited identifier");
+		if (!scan_quoted_ident(lx, start, tok))
 			return false;
-		}
-		buf = mr_alloc(close - q + 1);
-		while (q < close)
-		{
-			MR_CHECK_INTERRUPTS();
-			if (lx->text[q] == '"')
-				q++;			/* the first of a doubled quote */
-			buf[n++] = lx->text[q++];
-		}
-		buf[n] = '\0';
-		lx->pos = close + 1;
-		tok->kind = MR_TOK_QIDENT;
-		tok->ident = buf;
-		goto done;
 	}
-
-	if (c == '$')
+	else if (c == '$')
 	{
-		int			dl = lx->pattern_mode ? 0 : dollar_delim_len(lx, lx->pos);
-
-		if (dl > 0)
-		{
-			const char *delim = lx->text + lx->pos;
-			int			q = lx->pos + dl;
-
-			for (;;)
-			{
-				MR_CHECK_INTERRUPTS();
-				if (q + dl > lx->len)
-				{
-					mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
-								 "unterminated dollar-quoted string");
-					return false;
-				}
-				if (lx->text[q] == '$' && memcmp(lx->text + q, delim, dl) == 0)
-				{
-					q += dl;
-					break;
-				}
-				q++;
-			}
-			lx->pos = q;
-			tok->kind = MR_TOK_STRING;
-			goto done;
-		}
-		if (!lx->pattern_mode && is_digit(peek(lx, 1)))
-		{
-			lx->pos++;
-			while (is_digit(peek(lx, 0)))
-			{
-				MR_CHECK_INTERRUPTS();
-				lx->pos++;
-			}
-			tok->kind = MR_TOK_PARAM;
-			goto done;
-		}
-		lx->pos++;
-		tok->kind = MR_TOK_PUNCT;
-		goto done;
+		if (!scan_dollar(lx, start, tok))
+			return false;
 	}
-
-	if (is_ident_start(c))
+	else if (is_ident_start(c))
 	{
 		while (lx->pos < lx->len && is_ident_cont((unsigned char) lx->text[lx->pos], lx->pattern_mode))
 		{
@@ -373,73 +445,33 @@ mr_lex_next(MrLexer *lx, MrToken *tok)
 		}
 		tok->kind = MR_TOK_IDENT;
 		tok->ident = mr_strndup(lx->text + start, lx->pos - start);
-		goto done;
 	}
-
-	if (is_digit(c) || (c == '.' && is_digit(peek(lx, 1))))
+	else if (is_digit(c) || (c == '.' && is_digit(peek(lx, 1))))
 	{
-		while (is_digit(peek(lx, 0)) || peek(lx, 0) == '_')
-		{
-			MR_CHECK_INTERRUPTS();
-			lx->pos++;
-		}
-		if (peek(lx, 0) == '.' && peek(lx, 1) != '.')
-		{
-			lx->pos++;
-			while (is_digit(peek(lx, 0)) || peek(lx, 0) == '_')
-			{
-				MR_CHECK_INTERRUPTS();
-				lx->pos++;
-			}
-		}
-		if ((peek(lx, 0) == 'e' || peek(lx, 0) == 'E') &&
-			(is_digit(peek(lx, 1)) ||
-			 ((peek(lx, 1) == '+' || peek(lx, 1) == '-') && is_digit(peek(lx, 2)))))
-		{
-			lx->pos += 2;
-			while (is_digit(peek(lx, 0)))
-			{
-				MR_CHECK_INTERRUPTS();
-				lx->pos++;
-			}
-		}
+		scan_number(lx);
 		tok->kind = MR_TOK_NUMBER;
-		goto done;
 	}
-
-	if (c == ':' && peek(lx, 1) == ':')
+	else if (c == ':' && peek(lx, 1) == ':')
 	{
 		lx->pos += 2;
 		tok->kind = MR_TOK_PUNCT;
-		goto done;
 	}
-	if (c != '\0' && strchr("()[]{},;.:", c))
+	else if (c != '\0' && strchr("()[]{},;.:", c))
 	{
 		lx->pos++;
 		tok->kind = MR_TOK_PUNCT;
-		goto done;
 	}
-	if (c != '\0' && strchr(OP_CHARS, c))
+	else if (c != '\0' && strchr(OP_CHARS, c))
 	{
-		lx->pos++;
-		if (!lx->pattern_mode)
-		{
-			while (lx->pos < lx->len && strchr(OP_CHARS, lx->text[lx->pos]) &&
-				   lx->text[lx->pos] != '\0' &&
-				   !(peek(lx, 0) == '-' && peek(lx, 1) == '-') &&
-				   !(peek(lx, 0) == '/' && peek(lx, 1) == '*'))
-			{
-				MR_CHECK_INTERRUPTS();
-				lx->pos++;
-			}
-		}
+		scan_operator(lx);
 		tok->kind = MR_TOK_OP;
-		goto done;
 	}
-
-	mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
-				 "syntax error at or near \"%c\"", c);
-	return false;
+	else
+	{
+		mr_error_set(lx->err, MR_SQLSTATE_SYNTAX_ERROR, start,
+					 "syntax error at or near \"%c\"", c);
+		return false;
+	}
 
 done:
 	tok->end = lx->pos;

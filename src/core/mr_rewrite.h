@@ -2,7 +2,7 @@
  * mr_rewrite.h
  *	  Find the MATCH_RECOGNIZE FROM items of a whole SQL statement.
  *
- * The statement rewriter (mr_sql.c) turns every
+ * The statement rewriter (src/sql/mr_rewrite_sql.c) turns every
  *
  *		<input> MATCH_RECOGNIZE ( ... ) [[AS] alias [(cols)]]
  *

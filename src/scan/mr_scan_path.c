@@ -32,9 +32,7 @@
  * the function scan paths are removed.  Every relation, function, operator
  * and type the analyses use becomes a plan dependency.
  *
- * The OIDs of our functions are looked up in the extension's schema once
- * per backend and forgotten on any pg_proc invalidation (the extension may
- * be dropped, recreated or not exist at all).
+ * The OIDs of our functions come from mr_functions() (mr_extension.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -72,78 +70,11 @@
 #include "utils/typcache.h"
 #include "fmgr.h"
 
-#include "mr_bind.h"
+#include "mr_api.h"
 #include "match_recognize.h"
 #include "mr_scan.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
-
-/* ---------- our functions ---------- */
-
-typedef struct MrFunctionOids
-{
-	bool		known;
-	Oid			text;			/* match_recognize(text) */
-	Oid			text_params;	/* match_recognize(text, VARIADIC "any") */
-	Oid			bound;			/* match_recognize_bound(text, VARIADIC boolean[]) */
-	Oid			bound_scan;		/* match_recognize_bound_scan(internal) */
-	Oid			slot;			/* match_recognize_slot(integer, anyelement) */
-} MrFunctionOids;
-
-static MrFunctionOids mr_fns;
-
-static void
-mr_fn_oid_invalidate(Datum arg, int cacheid, uint32 hashvalue)
-{
-	mr_fns.known = false;
-}
-
-static Oid
-mr_lookup_fn(Oid nsp, const char *name, Oid t1, Oid t2, int nargs)
-{
-	Oid			argtypes[2] = {t1, t2};
-
-	return GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
-						   CStringGetDatum(name),
-						   PointerGetDatum(buildoidvector(argtypes, nargs)),
-						   ObjectIdGetDatum(nsp));
-}
-
-/* our functions' OIDs (all InvalidOid without the extension) */
-static const MrFunctionOids *
-mr_functions(void)
-{
-	if (!mr_fns.known)
-	{
-		Oid			ext = get_extension_oid("match_recognize", true);
-
-		memset(&mr_fns, 0, sizeof(mr_fns));
-		if (OidIsValid(ext))
-		{
-			Oid			nsp = mr_extension_schema(ext);
-
-			mr_fns.text = mr_lookup_fn(nsp, "match_recognize", TEXTOID, InvalidOid, 1);
-			mr_fns.text_params = mr_lookup_fn(nsp, "match_recognize", TEXTOID, ANYOID, 2);
-			mr_fns.bound = mr_lookup_fn(nsp, "match_recognize_bound", TEXTOID, BOOLARRAYOID, 2);
-			mr_fns.bound_scan = mr_lookup_fn(nsp, "match_recognize_bound_scan", INTERNALOID, InvalidOid, 1);
-			mr_fns.slot = mr_lookup_fn(nsp, "match_recognize_slot", INT4OID, ANYELEMENTOID, 2);
-		}
-		mr_fns.known = true;
-	}
-	return &mr_fns;
-}
-
-Oid
-mr_bound_function_oid(void)
-{
-	return mr_functions()->bound;
-}
-
-Oid
-mr_slot_function_oid(void)
-{
-	return mr_functions()->slot;
-}
 
 /* ---------- bound calls: from the support function to the hook ---------- */
 
@@ -532,7 +463,11 @@ mr_compile_shape(const MrCall *call, MrScanShape *shape)
 	RangeTblFunction *rtfunc = call->rtfunc;
 	MrBindOptions opts;
 	Oid		   *types;
-	MrQuery    *q;
+	MrBoundQuery *q;
+	const MrClause *clause;
+	TupleDesc	input_desc;
+	const int  *partition_cols;
+	int			npartition;
 	ListCell   *lc;
 	int			i = 0;
 
@@ -566,35 +501,38 @@ mr_compile_shape(const MrCall *call, MrScanShape *shape)
 	else
 		shape->input = mr_query_input(q, NULL);
 	shape->analyses = copyObject(mr_query_analyses(q));
-	shape->one_row = q->clause->rows_per_match == MR_ONE_ROW;
-	shape->min_rows = q->program->min_rows;
-	shape->nstates = q->program->ninsts;
-	shape->ndefines = q->clause->ndefines;
-	shape->nmeasures = q->clause->nmeasures;
-	shape->noutcols = q->noutcols;
-	shape->part_input_col = palloc(sizeof(int) * Max(q->noutcols, 1));
-	for (i = 0; i < q->noutcols; i++)
+	clause = mr_query_clause(q);
+	input_desc = mr_query_input_desc(q);
+	npartition = mr_query_partition_cols(q, &partition_cols);
+	shape->one_row = clause->rows_per_match == MR_ONE_ROW;
+	shape->min_rows = mr_query_program(q)->min_rows;
+	shape->nstates = mr_query_program(q)->ninsts;
+	shape->ndefines = clause->ndefines;
+	shape->nmeasures = clause->nmeasures;
+	shape->noutcols = mr_query_result_desc(q)->natts;
+	shape->part_input_col = palloc(sizeof(int) * Max(shape->noutcols, 1));
+	for (i = 0; i < shape->noutcols; i++)
 	{
 		int			k;
 
 		shape->part_input_col[i] = -1;
-		for (k = 0; k < q->npartition; k++)
-			if (q->outcols[i].input_column == q->partition_cols[k] &&
-				equality_is_identity(TupleDescAttr(q->input_desc, q->partition_cols[k])))
-				shape->part_input_col[i] = q->partition_cols[k];
+		for (k = 0; k < npartition; k++)
+			if (mr_query_output_column_source(q, i) == partition_cols[k] &&
+				equality_is_identity(TupleDescAttr(input_desc, partition_cols[k])))
+				shape->part_input_col[i] = partition_cols[k];
 	}
-	shape->npartition = q->npartition;
-	shape->part_outcol = palloc(sizeof(int) * Max(q->npartition, 1));
-	shape->part_collation = palloc(sizeof(Oid) * Max(q->npartition, 1));
-	for (i = 0; i < q->npartition; i++)
+	shape->npartition = npartition;
+	shape->part_outcol = palloc(sizeof(int) * Max(npartition, 1));
+	shape->part_collation = palloc(sizeof(Oid) * Max(npartition, 1));
+	for (i = 0; i < npartition; i++)
 	{
 		int			k;
 
 		shape->part_outcol[i] = -1;
-		for (k = 0; k < q->noutcols; k++)
-			if (q->outcols[k].input_column == q->partition_cols[i])
+		for (k = 0; k < shape->noutcols; k++)
+			if (mr_query_output_column_source(q, k) == partition_cols[i])
 				shape->part_outcol[i] = k;
-		shape->part_collation[i] = TupleDescAttr(q->input_desc, q->partition_cols[i])->attcollation;
+		shape->part_collation[i] = TupleDescAttr(input_desc, partition_cols[i])->attcollation;
 	}
 	MemoryContextDelete(cxt);
 }
@@ -680,7 +618,7 @@ pushable_walker(Node *node, PushCtx *cx)
 	{
 		Var		   *v = (Var *) node;
 
-		if (v->varno != cx->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
+		if (v->varno != (int) cx->relid || v->varlevelsup != 0 || v->varattno <= 0 ||
 			v->varattno > cx->shape->noutcols ||
 			cx->shape->part_input_col[v->varattno - 1] < 0)
 			cx->ok = false;
@@ -966,7 +904,6 @@ void
 mr_scan_init(void)
 {
 	RegisterCustomScanMethods(&mr_scan_plan_methods);
-	CacheRegisterSyscacheCallback(PROCOID, mr_fn_oid_invalidate, (Datum) 0);
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = mr_set_rel_pathlist;
 }

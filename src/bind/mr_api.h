@@ -1,24 +1,34 @@
 /*-------------------------------------------------------------------------
  * mr_api.h
- *	  What the SQL-facing files (SRF, statement rewriter, custom scan,
- *	  streaming worker) need from the engine.
+ *	  The bind layer's interface: what the SQL front ends, the custom scan
+ *	  and the streaming worker need to bind a FROM item and to read the
+ *	  bound query.
  *
- * A MrQuery is one compiled "<input> MATCH_RECOGNIZE (...)" FROM item:
+ * A MrBoundQuery is one bound "<input> MATCH_RECOGNIZE (...)" FROM item:
  * the parsed clause, the compiled pattern, the lowered DEFINE/MEASURES
- * expressions and the result row type.  Compilation needs a transaction
- * (it resolves the input's columns and type-checks expressions with
- * PostgreSQL's parser) but reads no input rows.
+ * expressions and the result row type.  Binding needs a transaction (it
+ * resolves the input's columns and type-checks expressions with
+ * PostgreSQL's parser) but reads no input rows.  The query is plan-time
+ * data and never changes once bound; running it is the runtime's
+ * (mr_runtime.h), which keeps every executor state of its own.
+ *
+ * The struct is opaque here: read it through the accessors below.  Its
+ * definition (mr_bind.h) is for the bind and the runtime; src/stream
+ * still reads a few of its fields directly, under its former name
+ * MrQuery, until it uses these accessors.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_API_H
 #define MR_API_H
 
-#include "postgres.h"
-
 #include "access/tupdesc.h"
 #include "fmgr.h"
 #include "nodes/parsenodes.h"
 #include "nodes/pg_list.h"
+
+#include "match_recognize.h"
+#include "mr_clause.h"
+#include "mr_program.h"
 
 /*
  * Where a clause text came from, so that error positions can point into the
@@ -31,7 +41,11 @@ typedef struct MrTextOrigin
 	int			base;
 } MrTextOrigin;
 
-typedef struct MrQuery MrQuery;
+typedef struct MrBoundQuery MrBoundQuery;
+
+/* the former name of MrBoundQuery, for src/stream until it moves over */
+typedef MrBoundQuery MrQuery;
+
 
 /*
  * Fill *origin for a text argument of the current SQL function call: when the
@@ -47,7 +61,7 @@ extern void mr_text_origin_for_arg(FunctionCallInfo fcinfo, int argno,
  * Raises ERROR (syntax 42601 with position, or a semantic error) when the
  * item is invalid.  Allocates in CurrentMemoryContext.
  */
-extern MrQuery *mr_query_compile(const char *text, int len,
+extern MrBoundQuery *mr_query_compile(const char *text, int len,
 								 const MrTextOrigin *origin);
 
 /* how to bind a FROM item (mr_query_bind); zeroed = mr_query_compile */
@@ -69,15 +83,15 @@ typedef struct MrBindOptions
 	bool		replay_rewritten;
 } MrBindOptions;
 
-extern MrQuery *mr_query_bind(const char *text, int len,
-							  const MrTextOrigin *origin,
-							  const MrBindOptions *opts);
+extern MrBoundQuery *mr_query_bind(const char *text, int len,
+								   const MrTextOrigin *origin,
+								   const MrBindOptions *opts);
 
 /* the analyses the query was bound with (see above); do not modify */
-extern List *mr_query_analyses(MrQuery *q);
+extern List *mr_query_analyses(const MrBoundQuery *q);
 
 /* statement parameters of the query (deduced ones: InvalidOid = unknown) */
-extern int	mr_query_params(MrQuery *q, const Oid **types);
+extern int	mr_query_params(const MrBoundQuery *q, const Oid **types);
 
 /*
  * The input query to plan: "SELECT * FROM <input> ORDER BY <PARTITION BY
@@ -86,10 +100,32 @@ extern int	mr_query_params(MrQuery *q, const Oid **types);
  * replaced by a copy of params[k - 1] when params is given, else by its value
  * when the bind had the values.
  */
-extern Query *mr_query_input(MrQuery *q, Node **params);
+extern Query *mr_query_input(const MrBoundQuery *q, Node **params);
 
-/* the result row type of a compiled query (names and types of the columns) */
-extern TupleDesc mr_query_result_desc(MrQuery *q);
+/* the result row type of a bound query (names and types of the columns) */
+extern TupleDesc mr_query_result_desc(const MrBoundQuery *q);
+
+/*
+ * Reading a bound query.  Column numbers are 0-based input columns; spans
+ * of the clause index mr_query_text().  Nothing returned may be modified.
+ */
+extern const char *mr_query_text(const MrBoundQuery *q);
+extern const MrClause *mr_query_clause(const MrBoundQuery *q);
+extern const MrProgram *mr_query_program(const MrBoundQuery *q);
+
+/* the input's row type, and its analysis (SELECT * FROM <input>) */
+extern TupleDesc mr_query_input_desc(const MrBoundQuery *q);
+extern const Query *mr_query_input_query(const MrBoundQuery *q);
+
+/* the input columns of the PARTITION BY and ORDER BY items, in order */
+extern int	mr_query_partition_cols(const MrBoundQuery *q, const int **cols);
+extern int	mr_query_order_cols(const MrBoundQuery *q, const int **cols);
+
+/* result column i is a copy of this input column, or -1 (a measure) */
+extern int	mr_query_output_column_source(const MrBoundQuery *q, int i);
+
+/* does an expression of the query run a subquery (a planned query)? */
+extern bool mr_query_has_subqueries(const MrBoundQuery *q);
 
 /*
  * The one check of a declared result row (a column definition list, the

@@ -1,31 +1,22 @@
 /*-------------------------------------------------------------------------
- * mr_bind.c
- *	  Compile a MATCH_RECOGNIZE FROM item: parse the clause (pure parser),
- *	  compile the pattern, resolve the input's columns and lower DEFINE,
- *	  MEASURES and WITHIN into slots plus ordinary PostgreSQL expressions.
+ * mr_lower.c
+ *	  Lowering: DEFINE, MEASURES and WITHIN expressions into slots plus
+ *	  ordinary PostgreSQL expressions, and PARTITION BY / ORDER BY items
+ *	  into input columns.
  *
  * See mr_bind.h for what a slot is.  The lowering works on PostgreSQL's raw
  * parse tree of each expression span: we parse "SELECT <span>" with
  * raw_parser(), replace the pattern-specific nodes by ParamRefs, and hand
- * the tree to parse analysis with the parameter types fixed.  So operators,
- * functions, casts and type checking are PostgreSQL's, and an error in an
- * expression points at the user's text (mr_errpos.c).
+ * the tree to parse analysis with the parameter types fixed (recorded or
+ * replayed, mr_replay.c).  So operators, functions, casts and type checking
+ * are PostgreSQL's, and an error in an expression points at the user's text
+ * (mr_errpos.c).
  *
  * RUNNING and FINAL are not PostgreSQL syntax: before raw parsing, each such
  * keyword in front of a function call is blanked out of the fragment and
  * remembered by the position of the function name that follows it.
  *
- * Binding and replay (mr_api.h): every parse analysis the lowering runs
- * (the input, each fragment) goes through analyze_fragment_expr() or
- * resolve_input(), which record the result, or, in replay mode, take it from
- * the record and validate it (shape, parameters and their types, result
- * type: the record may be SQL a user wrote).  The lowering's only other
- * catalog lookup by name, is_aggregate_call(), is recorded and replayed the
- * same way.  The engine plans or evaluates a copy of each analysis
- * (fragment_for_use): statement parameters replaced by their values,
- * subqueries locked and rewritten.
- *
- * Classification kept here for the matcher (MrQuery.dedup, classify_slot):
+ * Classification kept here for the matcher (MrBoundQuery.dedup, classify_slot):
  * a DEFINE is path-independent when every slot it reads is determined by
  * the candidate row alone -- the universal or the defined variable's LAST
  * with offset 0, physical PREV/NEXT from there, CLASSIFIER() of the
@@ -43,7 +34,6 @@
 #include "catalog/pg_aggregate.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
-#include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -68,7 +58,7 @@
 #include "utils/syscache.h"
 
 #include "match_recognize.h"
-#include "mr_bind.h"
+#include "mr_bind_int.h"
 #include "mr_lexer.h"
 
 #define WINDOWING_ERROR ERRCODE_WINDOWING_ERROR
@@ -108,7 +98,7 @@ static const char *const special_names[] = {
 
 typedef struct LowerCtx
 {
-	MrQuery    *q;
+	MrBoundQuery *q;
 	const char *frag;			/* "SELECT " + span (with markers blanked) */
 	int			prefix;			/* bytes before the span in frag */
 	int			span_start;		/* byte offset of the span in q->text */
@@ -139,424 +129,6 @@ typedef struct LowerCtx
 
 static Node *lower_node(LowerCtx *cx, Node *node);
 static Node *lower_classifier(LowerCtx *cx, FuncCall *fc);
-static char *input_text(MrQuery *q);
-
-/* ---------- binding: recorded analyses, replay, statement parameters ---------- */
-
-/*
- * The state of one bind (see mr_api.h).  Record mode appends every analysis
- * to `analyses` and every catalog decision of the lowering (is this call an
- * aggregate?) to `decisions`; at the end one Query holding the decisions is
- * appended.  Replay mode takes the analyses in the same order from `analyses`
- * and the decisions from its last element.
- */
-typedef struct MrBindState
-{
-	bool		replay;
-	bool		rewritten;		/* replayed analyses went through the rewriter */
-	List	   *analyses;
-	int			next;			/* replay: the next analysis to take */
-	int			nanalyses;		/* replay: analyses before the decisions */
-	List	   *decisions;		/* record: int list */
-	bool	   *replay_decisions;	/* replay */
-	int			ndecisions;
-	int			next_decision;
-
-	/* statement parameters $1..$nparams */
-	int			nparams;
-	Oid		   *paramtypes;
-	bool		deduce;
-	const char *params_refused;
-	Const	  **paramconsts;	/* values as constants, when known */
-} MrBindState;
-
-/* the bind under way, for is_aggregate_call (binds may nest: see mr_bind_query) */
-static MrBindState *cur_bs = NULL;
-
-static void
-bound_mismatch(const char *what, const char *detail)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("the analysed parts of a bound MATCH_RECOGNIZE query do not match its text"),
-			 errdetail("%s: %s.", what, detail),
-			 errhint("Create views with match_recognize_create_view(); do not write the parts of match_recognize_bound() by hand.")));
-}
-
-/* record mode: keep an analysis (the caller may still complete it in place) */
-static void
-record_analysis(MrQuery *q, Query *qry)
-{
-	q->bs->analyses = lappend(q->bs->analyses, qry);
-}
-
-/* replay mode: the next analysis */
-static Query *
-take_analysis(MrQuery *q, const char *what)
-{
-	MrBindState *bs = q->bs;
-	Node	   *n;
-
-	if (bs->next >= bs->nanalyses)
-		bound_mismatch(what, "there are fewer analyses than the text needs");
-	n = list_nth(bs->analyses, bs->next++);
-	if (n == NULL || !IsA(n, Query))
-		bound_mismatch(what, "an analysis is not a query");
-	return (Query *) n;
-}
-
-/* the Query closing a record: the lowering's decisions as a boolean[] */
-static Query *
-decisions_query(List *decisions)
-{
-	int			n = list_length(decisions);
-	Datum	   *d = palloc(sizeof(Datum) * Max(n, 1));
-	ArrayType  *arr;
-	Query	   *qry = makeNode(Query);
-	ListCell   *lc;
-	int			i = 0;
-
-	foreach(lc, decisions)
-		d[i++] = BoolGetDatum(lfirst_int(lc) != 0);
-	arr = n > 0 ? construct_array(d, n, BOOLOID, 1, true, TYPALIGN_CHAR)
-		: construct_empty_array(BOOLOID);
-	qry->commandType = CMD_SELECT;
-	qry->querySource = QSRC_ORIGINAL;
-	qry->canSetTag = true;
-	qry->jointree = makeFromExpr(NIL, NULL);
-	qry->targetList = list_make1(makeTargetEntry((Expr *) makeConst(BOOLARRAYOID, -1, InvalidOid, -1,
-																	PointerGetDatum(arr), false, false),
-												 1, pstrdup("aggregates"), false));
-	return qry;
-}
-
-/* is this Query "SELECT <one expression>" without FROM? */
-static const char *
-fragment_shape_problem(Query *qry)
-{
-	TargetEntry *tle;
-
-	if (qry->commandType != CMD_SELECT || qry->utilityStmt != NULL)
-		return "it is not a SELECT";
-	if (qry->rtable != NIL || qry->jointree == NULL || qry->jointree->fromlist != NIL ||
-		qry->jointree->quals != NULL)
-		return "an expression has a FROM or WHERE clause";
-	if (qry->cteList || qry->setOperations || qry->groupClause || qry->groupingSets ||
-		qry->havingQual || qry->windowClause || qry->distinctClause || qry->sortClause ||
-		qry->limitCount || qry->limitOffset || qry->rowMarks || qry->hasModifyingCTE ||
-		qry->hasForUpdate || qry->hasRecursive)
-		return "an expression has clauses other than its target list";
-	if (list_length(qry->targetList) != 1)
-		return "an expression has more than one target";
-	tle = linitial_node(TargetEntry, qry->targetList);
-	if (tle->resjunk || tle->expr == NULL)
-		return "an expression has no target";
-	if (qry->hasSubLinks != checkExprHasSubLink((Node *) tle->expr) ||
-		qry->hasAggs != contain_aggs_of_level((Node *) tle->expr, 0) ||
-		qry->hasWindowFuncs || contain_windowfuncs((Node *) tle->expr) ||
-		qry->hasTargetSRFs || expression_returns_set((Node *) tle->expr))
-		return "an expression's flags do not match it";
-	return NULL;
-}
-
-static void
-load_decisions(MrBindState *bs)
-{
-	Query	   *qry;
-	const char *problem;
-	Const	   *c;
-	ArrayType  *arr;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-	int			i;
-
-	if (bs->analyses == NIL || !IsA(llast(bs->analyses), Query))
-		bound_mismatch("the aggregate decisions", "the last analysis is not a query");
-	qry = llast_node(Query, bs->analyses);
-	problem = fragment_shape_problem(qry);
-	if (problem)
-		bound_mismatch("the aggregate decisions", problem);
-	c = (Const *) linitial_node(TargetEntry, qry->targetList)->expr;
-	if (!IsA(c, Const) || c->consttype != BOOLARRAYOID || c->constisnull)
-		bound_mismatch("the aggregate decisions", "the last analysis is not a boolean[] constant");
-	arr = DatumGetArrayTypeP(c->constvalue);
-	if (ARR_NDIM(arr) > 1)
-		bound_mismatch("the aggregate decisions", "the array has more than one dimension");
-	deconstruct_array(arr, BOOLOID, 1, true, TYPALIGN_CHAR, &elems, &nulls, &n);
-	bs->replay_decisions = palloc0(sizeof(bool) * Max(n, 1));
-	for (i = 0; i < n; i++)
-	{
-		if (nulls[i])
-			bound_mismatch("the aggregate decisions", "the array has a null");
-		bs->replay_decisions[i] = DatumGetBool(elems[i]);
-	}
-	bs->ndecisions = n;
-	bs->nanalyses = list_length(bs->analyses) - 1;
-}
-
-/* ---- statement parameters in raw trees ---- */
-
-typedef struct MarkParamsCtx
-{
-	MrQuery    *q;
-	int			prefix;			/* bytes of the fragment before the span */
-	int			span_start;		/* byte offset of the span in q->text */
-} MarkParamsCtx;
-
-/*
- * Give every statement parameter $k of a raw tree the number -k, so that it
- * cannot be taken for one of the engine's own parameters; analysis numbers
- * it after them (renumber_params).  $k beyond the known parameters is an
- * error, unless their types are being deduced.
- */
-static bool
-mark_params_walker(Node *node, MarkParamsCtx *cx)
-{
-	if (node == NULL)
-		return false;
-	check_stack_depth();
-	if (IsA(node, ParamRef))
-	{
-		ParamRef   *p = (ParamRef *) node;
-		MrBindState *bs = cx->q->bs;
-		int			k = p->number;
-		int			pos = p->location < cx->prefix ? cx->span_start
-			: cx->span_start + (p->location - cx->prefix);
-
-		if (k < 1 || bs->params_refused || (k > bs->nparams && !bs->deduce))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_PARAMETER),
-					 errmsg("there is no parameter $%d", k),
-					 bs->params_refused ? errdetail("%s", bs->params_refused) :
-					 errhint("Statement parameters are passed to match_recognize() after the query text: $1 is its second argument."),
-					 mr_report_position(cx->q->text, pos, &cx->q->origin)));
-		if (k > bs->nparams)
-		{
-			bs->paramtypes = bs->paramtypes
-				? repalloc(bs->paramtypes, sizeof(Oid) * k)
-				: palloc(sizeof(Oid) * k);
-			for (int i = bs->nparams; i < k; i++)
-				bs->paramtypes[i] = InvalidOid;
-			bs->nparams = k;
-		}
-		p->number = -k;
-		return false;
-	}
-	return raw_expression_tree_walker(node, mark_params_walker, (void *) cx);
-}
-
-static void
-mark_params(MrQuery *q, Node *raw, int prefix, int span_start)
-{
-	MarkParamsCtx cx;
-
-	cx.q = q;
-	cx.prefix = prefix;
-	cx.span_start = span_start;
-	(void) mark_params_walker(raw, &cx);
-}
-
-static bool
-renumber_params_walker(Node *node, int *nengine)
-{
-	if (node == NULL)
-		return false;
-	check_stack_depth();
-	if (IsA(node, ParamRef))
-	{
-		if (((ParamRef *) node)->number < 0)
-			((ParamRef *) node)->number = *nengine - ((ParamRef *) node)->number;
-		return false;
-	}
-	return raw_expression_tree_walker(node, renumber_params_walker, (void *) nengine);
-}
-
-/*
- * Parse analysis of a raw statement whose first nengine parameters are the
- * engine's (types given) and the statement's parameters follow them.  With
- * deduction, the statement parameters' types are deduced as PREPARE does.
- */
-static Query *
-analyze_with_params(MrQuery *q, RawStmt *rs, const char *src,
-					const Oid *engine_types, int nengine)
-{
-	MrBindState *bs = q->bs;
-	int			n = nengine + bs->nparams;
-	Oid		   *types = palloc(sizeof(Oid) * Max(n, 1));
-	Query	   *qry;
-	int			i;
-
-	for (i = 0; i < nengine; i++)
-		types[i] = engine_types[i];
-	for (i = 0; i < bs->nparams; i++)
-		types[nengine + i] = bs->paramtypes[i];
-	(void) renumber_params_walker(rs->stmt, &nengine);
-	if (bs->deduce)
-	{
-		qry = parse_analyze_varparams(rs, src, &types, &n, NULL);
-		for (i = 0; i < bs->nparams && nengine + i < n; i++)
-			bs->paramtypes[i] = types[nengine + i];
-	}
-	else
-		qry = parse_analyze_fixedparams(rs, src, types, n, NULL);
-	return qry;
-}
-
-/* ---- validation of replayed analyses ---- */
-
-typedef struct CheckTreeCtx
-{
-	const char *what;
-	int			depth;			/* query nesting, 0 = the analysis itself */
-	const Oid  *engine_types;
-	int			nengine;
-	MrBindState *bs;
-} CheckTreeCtx;
-
-/*
- * Every parameter is one the fragment may have (an engine parameter of the
- * type the lowering gave it, or a statement parameter of its type) and no
- * reference leaves the analysis (it is run on its own).
- */
-static bool
-check_tree_walker(Node *node, CheckTreeCtx *cx)
-{
-	if (node == NULL)
-		return false;
-	check_stack_depth();
-	if (IsA(node, Query))
-	{
-		bool		r;
-
-		cx->depth++;
-		r = query_tree_walker((Query *) node, check_tree_walker, (void *) cx,
-							  QTW_EXAMINE_RTES_BEFORE);
-		cx->depth--;
-		return r;
-	}
-	if (IsA(node, RangeTblEntry))
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) node;
-
-		if (rte->rtekind == RTE_CTE && rte->ctelevelsup > cx->depth)
-			bound_mismatch(cx->what, "it refers to a WITH query outside it");
-		return false;
-	}
-	if (IsA(node, Param))
-	{
-		Param	   *p = (Param *) node;
-		Oid			want;
-
-		if (p->paramkind == PARAM_SUBLINK)
-			return false;
-		if (p->paramkind != PARAM_EXTERN || p->paramid < 1 ||
-			p->paramid > cx->nengine + cx->bs->nparams)
-			bound_mismatch(cx->what, "it has a parameter the query does not have");
-		want = p->paramid <= cx->nengine ? cx->engine_types[p->paramid - 1]
-			: cx->bs->paramtypes[p->paramid - cx->nengine - 1];
-		if (p->paramtype != want || p->paramtypmod != -1)
-			bound_mismatch(cx->what, psprintf("parameter %d is of type %s, not %s",
-											  p->paramid, format_type_be(p->paramtype),
-											  format_type_be(want)));
-		return false;
-	}
-	if ((IsA(node, Var) && (int) ((Var *) node)->varlevelsup > cx->depth) ||
-		(IsA(node, Aggref) && (int) ((Aggref *) node)->agglevelsup > cx->depth) ||
-		(IsA(node, GroupingFunc) && (int) ((GroupingFunc *) node)->agglevelsup > cx->depth) ||
-		(IsA(node, PlaceHolderVar) && (int) ((PlaceHolderVar *) node)->phlevelsup > cx->depth))
-		bound_mismatch(cx->what, "it refers to a query outside it");
-	return expression_tree_walker(node, check_tree_walker, (void *) cx);
-}
-
-static void
-check_tree(MrQuery *q, Query *qry, const char *what, const Oid *engine_types, int nengine)
-{
-	CheckTreeCtx cx;
-
-	cx.what = what;
-	cx.depth = -1;
-	cx.engine_types = engine_types;
-	cx.nengine = nengine;
-	cx.bs = q->bs;
-	(void) check_tree_walker((Node *) qry, &cx);
-}
-
-/* ---- statement parameter values ---- */
-
-typedef struct SubstCtx
-{
-	int			base;			/* statement parameter $k is Param base + k */
-	int			n;
-	Node	  **repl;
-} SubstCtx;
-
-static Node *
-subst_params_mutator(Node *node, SubstCtx *cx)
-{
-	if (node == NULL)
-		return NULL;
-	check_stack_depth();
-	if (IsA(node, Param))
-	{
-		Param	   *p = (Param *) node;
-
-		if (p->paramkind == PARAM_EXTERN && p->paramid > cx->base &&
-			p->paramid <= cx->base + cx->n)
-			return copyObject(cx->repl[p->paramid - cx->base - 1]);
-		return (Node *) copyObject(p);
-	}
-	if (IsA(node, Query))
-		return (Node *) query_tree_mutator((Query *) node, subst_params_mutator,
-										   (void *) cx, 0);
-	return expression_tree_mutator(node, subst_params_mutator, (void *) cx);
-}
-
-static Query *
-subst_params(Query *qry, int base, int n, Node **repl)
-{
-	SubstCtx	cx;
-
-	cx.base = base;
-	cx.n = n;
-	cx.repl = repl;
-	/* the mutator shares what it does not change (range table entries' names) */
-	return (Query *) subst_params_mutator((Node *) copyObject(qry), &cx);
-}
-
-/*
- * The copy of an analysis the engine plans or evaluates: statement
- * parameters replaced by their values (when known), and, when it has
- * subqueries, locked and rewritten (views expanded, row security applied)
- * as a plan of the query would be.
- */
-static Query *
-fragment_for_use(MrQuery *q, Query *qry, int nengine)
-{
-	MrBindState *bs = q->bs;
-	Query	   *use;
-
-	if (bs->paramconsts && bs->nparams > 0)
-		use = subst_params(qry, nengine, bs->nparams, (Node **) bs->paramconsts);
-	else
-		use = copyObject(qry);
-	if (use->hasSubLinks)
-	{
-		if (bs->replay)
-			AcquireRewriteLocks(use, true, false);
-		if (!(bs->replay && bs->rewritten))
-		{
-			List	   *rw = QueryRewrite(use);
-
-			if (list_length(rw) != 1 || linitial_node(Query, rw)->commandType != CMD_SELECT)
-				ereport(ERROR,
-						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-						 errmsg("a rule rewrote an expression of MATCH_RECOGNIZE into something else")));
-			use = linitial_node(Query, rw);
-		}
-	}
-	return use;
-}
 
 /* ---------- positions and errors ---------- */
 
@@ -586,7 +158,7 @@ varset_universal(void)
 }
 
 static MrVarSet
-varset_for_var(MrQuery *q, int var)
+varset_for_var(MrBoundQuery *q, int var)
 {
 	MrVarSet	s;
 
@@ -599,7 +171,7 @@ varset_for_var(MrQuery *q, int var)
 }
 
 static MrVarSet
-varset_for_subset(MrQuery *q, int subset)
+varset_for_subset(MrBoundQuery *q, int subset)
 {
 	MrVarSet	s;
 	MrSubset   *sub = &q->clause->subsets[subset];
@@ -689,7 +261,7 @@ special_function(LowerCtx *cx, FuncCall *fc)
 	if (list_length(fc->funcname) != 1)
 		return SP_NONE;
 	name = strVal(linitial(fc->funcname));
-	for (i = 1; i < lengthof(special_names); i++)
+	for (i = 1; i < (int) lengthof(special_names); i++)
 		if (pg_strcasecmp(name, special_names[i]) == 0)
 			break;
 	if (i == lengthof(special_names) || !unquoted_word_at(cx, fc->location, special_names[i]))
@@ -808,7 +380,7 @@ refuse_decorations(LowerCtx *cx, FuncCall *fc, MrSpecial sp)
  * use (a join without an alias, a subquery we gave our own alias).
  */
 static const char *
-input_refname(MrQuery *q, RangeVar **rv_out)
+input_refname(MrBoundQuery *q, RangeVar **rv_out)
 {
 	MrSpan		span = q->clause->input;
 	char	   *itext = input_text(q);
@@ -846,7 +418,7 @@ input_refname(MrQuery *q, RangeVar **rv_out)
 
 /* does a (folded) qualifier name the input FROM item? */
 static bool
-names_input(MrQuery *q, const char *qualifier)
+names_input(MrBoundQuery *q, const char *qualifier)
 {
 	RangeVar   *rv;
 	const char *ref = input_refname(q, &rv);
@@ -901,7 +473,7 @@ resolve_qualifier(LowerCtx *cx, int fragoff, bool of_column)
  * duplicate is harmless.
  */
 static int
-input_column(MrQuery *q, const char *name, int textpos)
+input_column(MrBoundQuery *q, const char *name, int textpos)
 {
 	int			i;
 	int			found = -1;
@@ -923,13 +495,14 @@ input_column(MrQuery *q, const char *name, int textpos)
 /* ---------- slots ---------- */
 
 static int
-new_slot(MrQuery *q)
+new_slot(MrBoundQuery *q)
 {
 	if (q->nslots % 16 == 0)
 		q->slots = q->slots ? repalloc(q->slots, sizeof(MrSlot) * (q->nslots + 16))
 			: palloc(sizeof(MrSlot) * 16);
 	memset(&q->slots[q->nslots], 0, sizeof(MrSlot));
 	q->slots[q->nslots].row.column = -1;
+	q->slots[q->nslots].row.exec = -1;
 	return q->nslots++;
 }
 
@@ -1091,35 +664,6 @@ funcname_is(FuncCall *fc, const char *name)
 }
 
 /*
- * Whether a call is an aggregate (then its arguments are row expressions).
- * Without aggregate syntax this is a catalog lookup by name: it is recorded,
- * and replayed from the record instead of looked up again.
- */
-static bool
-is_aggregate_call(FuncCall *fc)
-{
-	FuncCandidateList cands;
-	bool		agg = false;
-
-	if (fc->agg_star || fc->agg_distinct || fc->agg_order != NIL ||
-		fc->agg_filter != NULL || fc->agg_within_group)
-		return true;
-	if (cur_bs && cur_bs->replay)
-	{
-		if (cur_bs->next_decision >= cur_bs->ndecisions)
-			bound_mismatch("the aggregate decisions", "there are fewer decisions than the text needs");
-		return cur_bs->replay_decisions[cur_bs->next_decision++];
-	}
-	cands = FuncnameGetCandidates(fc->funcname, -1, NIL, false, false, false, true);
-	for (; cands && !agg; cands = cands->next)
-		if (get_func_prokind(cands->oid) == PROKIND_AGGREGATE)
-			agg = true;
-	if (cur_bs)
-		cur_bs->decisions = lappend_int(cur_bs->decisions, agg);
-	return agg;
-}
-
-/*
  * A navigation offset: a non-negative integer constant, up to bigint's
  * range (the raw parser makes a literal beyond int4 a Float).  An offset
  * above MR_NAV_OFFSET_MAX reaches no row of any partition, as that bound
@@ -1184,7 +728,7 @@ const_offset(LowerCtx *cx, Node *arg, const char *fname)
 
 			for (; *p >= '0' && *p <= '9'; p++)
 			{
-				if (v > (PG_INT64_MAX - (*p - '0')) / 10)
+				if (v > (uint64) ((PG_INT64_MAX - (*p - '0')) / 10))
 					ereport(ERROR,
 							(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
 							 errmsg("the offset of %s is out of range for type bigint", fname),
@@ -1456,6 +1000,7 @@ bind_agg_row_expr(LowerCtx *cx, Query *aggqry, Expr *expr, MrRowExpr *r)
 	r->type = exprType((Node *) expr);
 	r->typmod = exprTypmod((Node *) expr);
 	r->column = -1;
+	r->exec = cx->q->nexprs++;
 	if (checkExprHasSubLink((Node *) expr))
 	{
 		Query	   *sub = copyObject(aggqry);
@@ -1470,31 +1015,12 @@ bind_agg_row_expr(LowerCtx *cx, Query *aggqry, Expr *expr, MrRowExpr *r)
 	r->expr = expression_planner(expr);
 	if (IsA(r->expr, Param) && ((Param *) r->expr)->paramid <= cx->q->natts)
 		r->column = ((Param *) r->expr)->paramid - 1;
-	else
-		r->state = ExecInitExpr(r->expr, NULL);
 }
 
-static Node *
-lower_aggregate(LowerCtx *cx, FuncCall *fc)
+/* the decorations of an aggregate call MATCH_RECOGNIZE does not support */
+static void
+refuse_aggregate_decorations(LowerCtx *cx, FuncCall *fc)
 {
-	int			s;
-	MrSlot	   *slot;
-	MrVarSet	set;
-	bool		uses_cls;
-	ListCell   *lc;
-	List	   *newargs = NIL;
-	bool		save_in_row = cx->in_row;
-	bool		save_known = cx->row_set_known;
-	MrVarSet	save_set = cx->row_set;
-	Query	   *qry;
-	TargetEntry *tle;
-	Aggref	   *aggref;
-	Oid		   *ptypes;
-	int			i;
-
-	/* Trino's count() is count(*) */
-	if (funcname_is(fc, "count") && fc->args == NIL && !fc->agg_star)
-		fc->agg_star = true;
 	if (cx->in_row)
 		ereport(ERROR,
 				(errcode(ERRCODE_GROUPING_ERROR),
@@ -1521,70 +1047,62 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("DISTINCT is not supported in aggregates in MATCH_RECOGNIZE"),
 				 cx_position(cx, call_token_pos(cx, fc, "DISTINCT", true))));
-	s = new_slot(cx->q);
-	cx->q->slots[s].kind = MR_SLOT_AGG;
-	cx->q->slots[s].location = frag_to_text(cx, fc->location);
-	apply_marker(cx, fc, &cx->q->slots[s]);
+}
 
-	cx->in_row = true;
-	cx->row_set_known = false;
-	cx->row_set_by_classifier = false;
-	cx->row_owner = SP_NONE;
-	cx->row_owner_nested = false;
-	/* count(A.*) counts the rows of A; no other aggregate takes A.* */
-	if (list_length(fc->args) == 1 && IsA(linitial(fc->args), ColumnRef) &&
-		strcmp(strVal(llast(fc->funcname)), "count") != 0)
+/*
+ * count(A.*) counts the rows of A: it becomes count(*) over A's rows (the
+ * row set noted in cx).  No other aggregate takes A.*.
+ */
+static void
+lower_row_star(LowerCtx *cx, FuncCall *fc)
+{
+	ColumnRef  *cr;
+	bool		is_count = strcmp(strVal(llast(fc->funcname)), "count") == 0;
+
+	if (list_length(fc->args) != 1 || !IsA(linitial(fc->args), ColumnRef))
+		return;
+	cr = linitial(fc->args);
+	if (list_length(cr->fields) != 2 || !IsA(llast(cr->fields), A_Star))
+		return;
+	if (!is_count)
 	{
-		ColumnRef  *cr = linitial(fc->args);
+		char	   *var = ident_norm_at(cx, cr->location);
 
-		if (list_length(cr->fields) == 2 && IsA(llast(cr->fields), A_Star))
-		{
-			char	   *var = ident_norm_at(cx, cr->location);
-
-			(void) resolve_qualifier(cx, cr->location, false);
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("%s(%s.*) is not supported in MATCH_RECOGNIZE",
-							NameListToString(fc->funcname), var),
-					 errdetail("A pattern variable's whole row can only be counted, as in count(%s.*).", var),
-					 cx_position(cx, cr->location)));
-		}
+		(void) resolve_qualifier(cx, cr->location, false);
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s(%s.*) is not supported in MATCH_RECOGNIZE",
+						NameListToString(fc->funcname), var),
+				 errdetail("A pattern variable's whole row can only be counted, as in count(%s.*).", var),
+				 cx_position(cx, cr->location)));
 	}
-	if (strcmp(strVal(llast(fc->funcname)), "count") == 0 &&
-		list_length(fc->args) == 1 && IsA(linitial(fc->args), ColumnRef))
-	{
-		ColumnRef  *cr = linitial(fc->args);
+	cx->row_set = resolve_qualifier(cx, cr->location, false);
+	cx->row_set_known = true;
+	fc->args = NIL;
+	fc->agg_star = true;
+}
 
-		if (list_length(cr->fields) == 2 && IsA(llast(cr->fields), A_Star))
-		{
-			set = resolve_qualifier(cx, cr->location, false);
-			fc->args = NIL;
-			fc->agg_star = true;
-			cx->row_set_known = true;
-			cx->row_set = set;
-		}
-	}
-	cx->row_uses_classifier = false;
-	foreach(lc, fc->args)
-		newargs = lappend(newargs, lower_node(cx, lfirst(lc)));
-	fc->args = newargs;
-	/* FILTER (WHERE ...) is a row condition over the same rows */
-	fc->agg_filter = lower_node(cx, fc->agg_filter);
-	set = cx->row_set_known ? cx->row_set : varset_universal();
-	uses_cls = cx->row_uses_classifier;
-	cx->in_row = save_in_row;
-	cx->row_set_known = save_known;
-	cx->row_set = save_set;
+/*
+ * Analyse "SELECT agg(args over the row parameters)" and return the
+ * engine's copy of it (parameter values, subqueries rewritten); its one
+ * target is the Aggref.
+ */
+static Query *
+analyze_aggregate(LowerCtx *cx, FuncCall *fc)
+{
+	MrBoundQuery *q = cx->q;
+	Oid		   *ptypes = palloc(sizeof(Oid) * q->nrowparams);
+	Query	   *qry;
+	TargetEntry *tle;
+	int			i;
 
-	/* analyse "SELECT agg(args over row params)" to get the Aggref */
-	ptypes = palloc(sizeof(Oid) * cx->q->nrowparams);
-	for (i = 0; i < cx->q->natts; i++)
-		ptypes[i] = TupleDescAttr(cx->q->input_desc, i)->atttypid;
-	ptypes[cx->q->natts] = TEXTOID;
-	ptypes[cx->q->natts + 1] = INT8OID;
-	qry = analyze_fragment_expr(cx, (Node *) fc, ptypes, cx->q->nrowparams, "an aggregate");
+	for (i = 0; i < q->natts; i++)
+		ptypes[i] = TupleDescAttr(q->input_desc, i)->atttypid;
+	ptypes[q->natts] = TEXTOID;
+	ptypes[q->natts + 1] = INT8OID;
+	qry = analyze_fragment_expr(cx, (Node *) fc, ptypes, q->nrowparams, "an aggregate");
 	tle = linitial(qry->targetList);
-	if (cx->q->bs->replay &&
+	if (q->bs->replay &&
 		(!IsA(tle->expr, Aggref) || ((Aggref *) tle->expr)->agglevelsup != 0 ||
 		 ((Aggref *) tle->expr)->aggkind != AGGKIND_NORMAL ||
 		 ((Aggref *) tle->expr)->aggdistinct != NIL ||
@@ -1596,11 +1114,55 @@ lower_aggregate(LowerCtx *cx, FuncCall *fc)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("unsupported aggregate call in MATCH_RECOGNIZE"),
 				 cx_position(cx, fc->location)));
-	/* the engine's copy: parameter values, subqueries rewritten */
-	qry = fragment_for_use(cx->q, qry, cx->q->nrowparams);
-	tle = linitial(qry->targetList);
-	aggref = (Aggref *) tle->expr;
+	return fragment_for_use(q, qry, q->nrowparams);
+}
 
+/* an aggregate over the rows of a variable set: an AGG slot */
+static Node *
+lower_aggregate(LowerCtx *cx, FuncCall *fc)
+{
+	int			s;
+	MrSlot	   *slot;
+	MrVarSet	set;
+	bool		uses_cls;
+	ListCell   *lc;
+	List	   *newargs = NIL;
+	bool		save_in_row = cx->in_row;
+	bool		save_known = cx->row_set_known;
+	MrVarSet	save_set = cx->row_set;
+	Query	   *qry;
+	Aggref	   *aggref;
+	int			i;
+
+	/* Trino's count() is count(*) */
+	if (funcname_is(fc, "count") && fc->args == NIL && !fc->agg_star)
+		fc->agg_star = true;
+	refuse_aggregate_decorations(cx, fc);
+	s = new_slot(cx->q);
+	cx->q->slots[s].kind = MR_SLOT_AGG;
+	cx->q->slots[s].location = frag_to_text(cx, fc->location);
+	apply_marker(cx, fc, &cx->q->slots[s]);
+
+	/* the arguments and FILTER (WHERE ...) are row expressions over one set */
+	cx->in_row = true;
+	cx->row_set_known = false;
+	cx->row_set_by_classifier = false;
+	cx->row_owner = SP_NONE;
+	cx->row_owner_nested = false;
+	lower_row_star(cx, fc);
+	cx->row_uses_classifier = false;
+	foreach(lc, fc->args)
+		newargs = lappend(newargs, lower_node(cx, lfirst(lc)));
+	fc->args = newargs;
+	fc->agg_filter = lower_node(cx, fc->agg_filter);
+	set = cx->row_set_known ? cx->row_set : varset_universal();
+	uses_cls = cx->row_uses_classifier;
+	cx->in_row = save_in_row;
+	cx->row_set_known = save_known;
+	cx->row_set = save_set;
+
+	qry = analyze_aggregate(cx, fc);
+	aggref = (Aggref *) linitial_node(TargetEntry, qry->targetList)->expr;
 	slot = &cx->q->slots[s];
 	slot->set = set;
 	slot->aggref = aggref;
@@ -1703,7 +1265,7 @@ lower_funccall(LowerCtx *cx, FuncCall *fc)
 		case SP_NONE:
 			break;
 	}
-	if (is_aggregate_call(fc))
+	if (bind_decide_aggregate(fc))
 		return lower_aggregate(cx, fc);
 
 	if ((mk = marker_for(cx, fc->location)) != NULL)
@@ -1922,7 +1484,7 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 
 		r->column = col;
 		r->expr = NULL;
-		r->state = NULL;
+		r->exec = -1;
 		r->type = TupleDescAttr(cx->q->input_desc, col)->atttypid;
 		r->typmod = TupleDescAttr(cx->q->input_desc, col)->atttypmod;
 		return;
@@ -1940,6 +1502,7 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 				 cx_position(cx, exprLocation(raw))));
 	tle = linitial(qry->targetList);
 	r->column = -1;
+	r->exec = cx->q->nexprs++;
 	r->type = exprType((Node *) tle->expr);
 	r->typmod = exprTypmod((Node *) tle->expr);
 	qry = fragment_for_use(cx->q, qry, cx->q->nrowparams);
@@ -1952,14 +1515,13 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 	tle = linitial(qry->targetList);
 	e = expression_planner(tle->expr);
 	r->expr = e;
-	r->state = ExecInitExpr(e, NULL);
 }
 
 /* ---------- classification ---------- */
 
 /* does the set hold every row of a match (the universal set or all variables)? */
 static bool
-set_is_every_row(MrQuery *q, const MrVarSet *set)
+set_is_every_row(MrBoundQuery *q, const MrVarSet *set)
 {
 	int			i;
 
@@ -1990,7 +1552,7 @@ set_is_every_row(MrQuery *q, const MrVarSet *set)
  * row of a match is mapped to one.
  */
 static void
-classify_slot(MrQuery *q, MrSlot *slot, int define_var, bool *path_dep, bool *start_dep)
+classify_slot(MrBoundQuery *q, MrSlot *slot, int define_var, bool *path_dep, bool *start_dep)
 {
 	bool		every;
 	bool		has_var;
@@ -2100,45 +1662,24 @@ make_fragment(LowerCtx *cx, MrSpan span, const char *prefix, const char *suffix)
 	cx->frag = frag;
 }
 
-static MrLowered *
-lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
-				 Oid want_type, const char *what, const char *prefix,
-				 const char *suffix)
+/*
+ * The one expression of the fragment "SELECT <span>" (raw): anything else
+ * in the statement is a syntax error at the span, and so is a bare *.
+ */
+static Node *
+fragment_expression(LowerCtx *cx, MrSpan span, const char *what)
 {
-	LowerCtx	cx;
-	MrErrPosContext errctx;
-	List	   *raw;
-	RawStmt    *rs;
+	MrBoundQuery *q = cx->q;
+	List	   *raw = raw_parser(cx->frag, RAW_PARSE_DEFAULT);
 	SelectStmt *sel;
 	ResTarget  *rt;
-	Node	   *expr;
-	MrLowered  *lw = palloc0(sizeof(MrLowered));
-	Oid		   *ptypes;
-	Query	   *qry;
-	TargetEntry *tle;
-	Node	   *e;
-	ListCell   *lc;
-	int			i;
 
-	memset(&cx, 0, sizeof(cx));
-	cx.q = q;
-	cx.in_define = in_define;
-	cx.define_var = define_var;
-	cx.in_measure = !in_define;
-	make_fragment(&cx, span, prefix, suffix);
-
-	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, cx.frag,
-				   cx.prefix, span.start, span.end - span.start);
-	cx.errctx = &errctx;
-
-	raw = raw_parser(cx.frag, RAW_PARSE_DEFAULT);
 	if (list_length(raw) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("syntax error in %s expression", what),
 				 mr_report_position(q->text, span.start, &q->origin)));
-	rs = linitial(raw);
-	sel = (SelectStmt *) rs->stmt;
+	sel = (SelectStmt *) linitial_node(RawStmt, raw)->stmt;
 	if (!IsA(sel, SelectStmt) || list_length(sel->targetList) != 1 ||
 		sel->fromClause || sel->whereClause || sel->groupClause ||
 		sel->havingClause || sel->sortClause || sel->limitCount ||
@@ -2155,24 +1696,25 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 				(errcode(ERRCODE_SYNTAX_ERROR),
 				 errmsg("syntax error at or near \"*\""),
 				 mr_report_position(q->text, span.start, &q->origin)));
+	return rt->val;
+}
 
-	/* the statement's parameters first, so that no $k is taken for a slot */
-	mark_params(q, rt->val, cx.prefix, span.start);
-	expr = lower_node(&cx, rt->val);
+/*
+ * The slots the lowered expression reads, in $k order, and their types
+ * (now known); in a DEFINE, what they make the condition depend on.
+ */
+static Oid *
+lowered_slot_types(LowerCtx *cx, MrLowered *lw)
+{
+	MrBoundQuery *q = cx->q;
+	Oid		   *ptypes;
+	ListCell   *lc;
+	int			i = 0;
 
-	for (i = 0; i < cx.nmarkers; i++)
-		if (!cx.markers[i].used)
-			ereport(ERROR,
-					(errcode(ERRCODE_SYNTAX_ERROR),
-					 errmsg("RUNNING and FINAL can only precede navigation functions and aggregates"),
-					 cx_position(&cx, cx.markers[i].kwpos)));
-
-	/* now the slot types are known: analyse the outer expression */
-	lw->nslots = list_length(cx.slot_ids);
+	lw->nslots = list_length(cx->slot_ids);
 	lw->slots = palloc(sizeof(int) * Max(lw->nslots, 1));
 	ptypes = palloc(sizeof(Oid) * Max(lw->nslots, 1));
-	i = 0;
-	foreach(lc, cx.slot_ids)
+	foreach(lc, cx->slot_ids)
 	{
 		MrSlot	   *slot = &q->slots[lfirst_int(lc)];
 
@@ -2195,56 +1737,104 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
 				break;
 		}
 		ptypes[i] = slot->type;
-		if (in_define && define_var >= 0)
-			classify_slot(q, slot, define_var, &lw->path_dependent, &lw->start_dependent);
+		if (cx->in_define && cx->define_var >= 0)
+			classify_slot(q, slot, cx->define_var, &lw->path_dependent, &lw->start_dependent);
 		i++;
 	}
+	return ptypes;
+}
+
+/*
+ * The analysed expression as want_type (when valid): coerced by
+ * assignment, a replayed analysis must already be of it.
+ */
+static Node *
+coerce_lowered(LowerCtx *cx, Query *qry, MrSpan span, Oid want_type, const char *what)
+{
+	MrBoundQuery *q = cx->q;
+	TargetEntry *tle = linitial(qry->targetList);
+	Node	   *e = (Node *) tle->expr;
+	Node	   *coerced;
+
+	if (!OidIsValid(want_type) || exprType(e) == want_type)
+		return e;
+	if (q->bs->replay)
+		bound_mismatch(what, psprintf("it is of type %s, not %s",
+									  format_type_be(exprType(e)), format_type_be(want_type)));
+	coerced = coerce_to_target_type(NULL, e, exprType(e), want_type, -1,
+									COERCION_ASSIGNMENT, COERCE_IMPLICIT_CAST, -1);
+	if (coerced == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("%s expression must be of type %s, not type %s", what,
+						format_type_be(want_type), format_type_be(exprType(e))),
+				 mr_report_position(q->text, span.start, &q->origin)));
+	/* the record holds the condition as the engine runs it */
+	tle->expr = (Expr *) coerced;
+	qry->hasSubLinks = checkExprHasSubLink(coerced);
+	return coerced;
+}
+
+/*
+ * Lower the expression of a span of the clause (a DEFINE of define_var,
+ * a measure, WITHIN's bound inside prefix and suffix) into an expression
+ * over its slots, analysed, of want_type when valid, and planned.
+ */
+MrLowered *
+lower_expression(MrBoundQuery *q, MrSpan span, bool in_define, int define_var,
+				 Oid want_type, const char *what, const char *prefix,
+				 const char *suffix)
+{
+	LowerCtx	cx;
+	MrErrPosContext errctx;
+	Node	   *raw;
+	Node	   *expr;
+	MrLowered  *lw = palloc0(sizeof(MrLowered));
+	Oid		   *ptypes;
+	Query	   *qry;
+	Node	   *e;
+	int			i;
+
+	memset(&cx, 0, sizeof(cx));
+	cx.q = q;
+	cx.in_define = in_define;
+	cx.define_var = define_var;
+	cx.in_measure = !in_define;
+	make_fragment(&cx, span, prefix, suffix);
+
+	mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, cx.frag,
+				   cx.prefix, span.start, span.end - span.start);
+	cx.errctx = &errctx;
+	raw = fragment_expression(&cx, span, what);
+
+	/* the statement's parameters first, so that no $k is taken for a slot */
+	mark_params(q, raw, cx.prefix, span.start);
+	expr = lower_node(&cx, raw);
+	for (i = 0; i < cx.nmarkers; i++)
+		if (!cx.markers[i].used)
+			ereport(ERROR,
+					(errcode(ERRCODE_SYNTAX_ERROR),
+					 errmsg("RUNNING and FINAL can only precede navigation functions and aggregates"),
+					 cx_position(&cx, cx.markers[i].kwpos)));
+
+	/* now the slot types are known: analyse the outer expression */
+	ptypes = lowered_slot_types(&cx, lw);
 	qry = analyze_fragment_expr(&cx, expr, ptypes, lw->nslots, what);
 	if (qry->hasAggs)
 		ereport(ERROR,
 				(errcode(ERRCODE_GROUPING_ERROR),
 				 errmsg("unexpected aggregate in %s expression", what),
 				 mr_report_position(q->text, span.start, &q->origin)));
-	tle = linitial(qry->targetList);
-	e = (Node *) tle->expr;
-	if (OidIsValid(want_type) && exprType(e) != want_type)
-	{
-		Node	   *coerced;
-
-		if (q->bs->replay)
-			bound_mismatch(what, psprintf("it is of type %s, not %s",
-										  format_type_be(exprType(e)), format_type_be(want_type)));
-		coerced = coerce_to_target_type(NULL, e, exprType(e), want_type, -1,
-										COERCION_ASSIGNMENT, COERCE_IMPLICIT_CAST, -1);
-		if (coerced == NULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("%s expression must be of type %s, not type %s", what,
-							format_type_be(want_type), format_type_be(exprType(e))),
-					 mr_report_position(q->text, span.start, &q->origin)));
-		/* the record holds the condition as the engine runs it */
-		e = coerced;
-		tle->expr = (Expr *) e;
-		qry->hasSubLinks = checkExprHasSubLink(e);
-	}
+	e = coerce_lowered(&cx, qry, span, want_type, what);
 	lw->type = exprType(e);
 	lw->typmod = exprTypmod(e);
 	lw->collation = exprCollation(e);
-	lw->params = makeParamList(Max(lw->nslots, 1));
-	lw->params->numParams = lw->nslots;
-	for (i = 0; i < lw->nslots; i++)
-	{
-		lw->params->params[i].ptype = ptypes[i];
-		lw->params->params[i].pflags = PARAM_FLAG_CONST;
-	}
+	lw->exec = q->nexprs++;
 	qry = fragment_for_use(q, qry, lw->nslots);
 	if (qry->hasSubLinks)
 		lw->plan = pg_plan_query(qry, cx.frag, 0, NULL);
 	else
-	{
 		lw->expr = expression_planner(linitial_node(TargetEntry, qry->targetList)->expr);
-		lw->state = ExecInitExpr(lw->expr, NULL);
-	}
 	mr_errpos_pop(&errctx);
 	return lw;
 }
@@ -2255,7 +1845,7 @@ lower_expression(MrQuery *q, MrSpan span, bool in_define, int define_var,
  * it): "tk.x" for "t AS tk", "t.x" or "public.t.x" for the table t.
  */
 static void
-check_key_qualifier(MrQuery *q, ColumnRef *cref, MrSpan span)
+check_key_qualifier(MrBoundQuery *q, ColumnRef *cref, MrSpan span)
 {
 	RangeVar   *rv;
 	const char *ref = input_refname(q, &rv);
@@ -2288,8 +1878,8 @@ check_key_qualifier(MrQuery *q, ColumnRef *cref, MrSpan span)
 }
 
 /* resolve a PARTITION BY / ORDER BY item to an input column */
-static int
-resolve_key_column(MrQuery *q, MrSpan span, const char *what)
+int
+resolve_key_column(MrBoundQuery *q, MrSpan span, const char *what)
 {
 	LowerCtx	cx;
 	MrErrPosContext errctx;
@@ -2339,8 +1929,8 @@ resolve_key_column(MrQuery *q, MrSpan span, const char *what)
  * The input FROM item as text.  A parenthesized subquery without an alias
  * gets one, since PostgreSQL requires it (the standard does not).
  */
-static char *
-input_text(MrQuery *q)
+char *
+input_text(MrBoundQuery *q)
 {
 	MrSpan		span = q->clause->input;
 	int			len = span.end - span.start;
@@ -2370,458 +1960,4 @@ input_text(MrQuery *q)
 		}
 	}
 	return pnstrdup(t, len);
-}
-
-/* is this Query a plain "SELECT <columns> FROM ..." the engine can order? */
-static const char *
-input_shape_problem(Query *qry)
-{
-	ListCell   *lc;
-
-	if (qry->commandType != CMD_SELECT || qry->utilityStmt != NULL)
-		return "it is not a SELECT";
-	if (qry->setOperations || qry->groupClause || qry->groupingSets ||
-		qry->havingQual || qry->windowClause || qry->distinctClause || qry->sortClause ||
-		qry->limitCount || qry->limitOffset || qry->rowMarks || qry->hasModifyingCTE ||
-		qry->hasForUpdate || qry->hasAggs || qry->hasWindowFuncs || qry->hasTargetSRFs)
-		return "it has clauses other than FROM and WHERE";
-	foreach(lc, qry->targetList)
-		if (((TargetEntry *) lfirst(lc))->resjunk)
-			return "it has hidden columns";
-	return NULL;
-}
-
-/*
- * The input: "SELECT * FROM <input>" analysed (and recorded), or the replayed
- * input query; its target list gives the input's columns, so that a replay
- * keeps the names and types the text was written for (like a view's).
- */
-static void
-resolve_input(MrQuery *q)
-{
-	MrSpan		span = q->clause->input;
-	const char *prefix = "SELECT * FROM ";
-	int			plen = strlen(prefix);
-	int			len = span.end - span.start;
-	char	   *frag;
-	MrErrPosContext errctx;
-	List	   *raw;
-	Query	   *qry;
-	ListCell   *lc;
-	int			n = 0;
-	TupleDesc	desc;
-	const char *problem;
-
-	if (q->bs->replay)
-	{
-		qry = take_analysis(q, "the input query");
-		problem = input_shape_problem(qry);
-		if (problem)
-			bound_mismatch("the input query", problem);
-		check_tree(q, qry, "the input query", NULL, 0);
-	}
-	else
-	{
-		frag = psprintf("%s%s", prefix, input_text(q));
-		mr_errpos_push(&errctx, q->text, q->textlen, &q->origin, frag, plen,
-					   span.start, len);
-		raw = raw_parser(frag, RAW_PARSE_DEFAULT);
-		if (list_length(raw) != 1 || !IsA(linitial_node(RawStmt, raw)->stmt, SelectStmt))
-			ereport(ERROR,
-					(errcode(ERRCODE_SYNTAX_ERROR),
-					 errmsg("invalid input of MATCH_RECOGNIZE"),
-					 mr_report_position(q->text, span.start, &q->origin)));
-		mark_params(q, linitial_node(RawStmt, raw)->stmt, plen, span.start);
-		qry = analyze_with_params(q, linitial(raw), frag, NULL, 0);
-		mr_errpos_pop(&errctx);
-		problem = input_shape_problem(qry);
-		if (problem)
-			ereport(ERROR,
-					(errcode(ERRCODE_SYNTAX_ERROR),
-					 errmsg("invalid input of MATCH_RECOGNIZE"),
-					 errdetail("The input %s.", problem),
-					 errhint("Write the input as a table or a parenthesized subquery."),
-					 mr_report_position(q->text, span.start, &q->origin)));
-		record_analysis(q, qry);
-	}
-	q->input_analysed = qry;
-
-	foreach(lc, qry->targetList)
-		if (!((TargetEntry *) lfirst(lc))->resjunk)
-			n++;
-	desc = CreateTemplateTupleDesc(n);
-	n = 0;
-	foreach(lc, qry->targetList)
-	{
-		TargetEntry *tle = lfirst(lc);
-
-		if (tle->resjunk)
-			continue;
-		n++;
-		TupleDescInitEntry(desc, n, tle->resname ? tle->resname : "?column?",
-						   exprType((Node *) tle->expr),
-						   exprTypmod((Node *) tle->expr), 0);
-		TupleDescInitEntryCollation(desc, n, exprCollation((Node *) tle->expr));
-	}
-	q->input_desc = desc;
-	q->natts = n;
-	q->nrowparams = n + 2;
-}
-
-static char *
-fold_alias(const MrName *n)
-{
-	if (n->quoted)
-		return pstrdup(n->name);
-	return downcase_truncate_identifier(n->name, strlen(n->name), false);
-}
-
-static void
-build_result(MrQuery *q)
-{
-	MrClause   *c = q->clause;
-	bool		all_rows = c->rows_per_match != MR_ONE_ROW;
-	bool	   *used = palloc0(sizeof(bool) * Max(q->natts, 1));
-	MrOutputColumn *cols = palloc0(sizeof(MrOutputColumn) *
-								   (q->natts + q->npartition + q->norder + c->nmeasures + 1));
-	int			n = 0;
-	int			i;
-	TupleDesc	desc;
-
-	/* each key as listed, a column listed twice output twice (as Trino) */
-	for (i = 0; i < q->npartition; i++)
-	{
-		used[q->partition_cols[i]] = true;
-		cols[n].input_column = q->partition_cols[i];
-		cols[n++].measure = -1;
-	}
-	if (all_rows)
-		for (i = 0; i < q->norder; i++)
-		{
-			used[q->order_cols[i]] = true;
-			cols[n].input_column = q->order_cols[i];
-			cols[n++].measure = -1;
-		}
-	for (i = 0; i < c->nmeasures; i++)
-	{
-		cols[n].input_column = -1;
-		cols[n++].measure = i;
-	}
-	if (all_rows)
-		for (i = 0; i < q->natts; i++)
-			if (!used[i])
-			{
-				cols[n].input_column = i;
-				cols[n++].measure = -1;
-			}
-
-	desc = CreateTemplateTupleDesc(n);
-	for (i = 0; i < n; i++)
-	{
-		if (cols[i].input_column >= 0)
-		{
-			Form_pg_attribute a = TupleDescAttr(q->input_desc, cols[i].input_column);
-
-			TupleDescInitEntry(desc, i + 1, NameStr(a->attname), a->atttypid, a->atttypmod, 0);
-			TupleDescInitEntryCollation(desc, i + 1, a->attcollation);
-		}
-		else
-		{
-			MrLowered  *m = q->measures[cols[i].measure];
-
-			TupleDescInitEntry(desc, i + 1, fold_alias(&c->measures[cols[i].measure].alias),
-							   m->type, m->typmod, 0);
-			TupleDescInitEntryCollation(desc, i + 1, m->collation);
-		}
-	}
-	q->result_desc = desc;
-	q->outcols = cols;
-	q->noutcols = n;
-}
-
-/*
- * WITHIN <bound>: every row of a match must satisfy
- * "order key <= FIRST(order key) + (<bound>)" (inclusive span bound), which
- * we lower like a DEFINE condition over the first ORDER BY column; the
- * user's bound expression keeps its own positions inside the fragment.
- */
-static void
-bind_within(MrQuery *q)
-{
-	MrClause   *c = q->clause;
-	const char *colname;
-	char	   *prefix;
-
-	if (!c->has_within)
-		return;
-	if (q->norder < 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYNTAX_ERROR),
-				 errmsg("WITHIN requires ORDER BY"),
-				 mr_report_position(q->text, c->within.start, &q->origin)));
-	if (c->order[0].desc)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("WITHIN requires the first ORDER BY column to be ascending"),
-				 mr_report_position(q->text, c->within.start, &q->origin)));
-	colname = quote_identifier(NameStr(TupleDescAttr(q->input_desc, q->order_cols[0])->attname));
-	prefix = psprintf("SELECT %s <= FIRST(%s) + (", colname, colname);
-	q->within_first_slot = q->nslots;
-	q->within = lower_expression(q, c->within, true, -1, BOOLOID, "WITHIN", prefix, ")");
-}
-
-/* the statement parameters' values as constants, for fragment_for_use */
-static void
-params_to_consts(MrBindState *bs, const MrBindOptions *opts)
-{
-	int			i;
-
-	bs->paramconsts = palloc(sizeof(Const *) * Max(bs->nparams, 1));
-	for (i = 0; i < bs->nparams; i++)
-	{
-		Oid			type = bs->paramtypes[i];
-		bool		isnull = opts->paramnulls[i];
-		int16		typlen;
-		bool		byval;
-		Datum		v = (Datum) 0;
-
-		get_typlenbyval(type, &typlen, &byval);
-		if (!isnull)
-			v = typlen == -1 ? PointerGetDatum(PG_DETOAST_DATUM_COPY(opts->paramvalues[i]))
-				: datumCopy(opts->paramvalues[i], byval, typlen);
-		bs->paramconsts[i] = makeConst(type, -1, get_typcollation(type), typlen, v, isnull, byval);
-	}
-}
-
-MrQuery *
-mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
-			  const MrBindOptions *opts)
-{
-	MrQuery    *q = palloc0(sizeof(MrQuery));
-	MrBindState *bs = palloc0(sizeof(MrBindState));
-	MrBindState *outer_bs = cur_bs;
-	MrError		err;
-	MrClause   *c;
-	int			i;
-	bool		path_dep = false;
-	bool		start_dep = false;
-
-	q->text = pnstrdup(text, len);
-	q->textlen = len;
-	q->origin = *origin;
-
-	q->bs = bs;
-	bs->nparams = opts->nparams;
-	bs->paramtypes = palloc(sizeof(Oid) * Max(opts->nparams, 1));
-	for (i = 0; i < opts->nparams; i++)
-		bs->paramtypes[i] = opts->paramtypes[i];
-	bs->deduce = opts->deduce_params;
-	bs->params_refused = opts->params_refused;
-	if (opts->paramvalues && !bs->deduce)
-		params_to_consts(bs, opts);
-	if (opts->replay != NIL)
-	{
-		bs->replay = true;
-		bs->rewritten = opts->replay_rewritten;
-		bs->analyses = opts->replay;
-		load_decisions(bs);
-	}
-
-	memset(&err, 0, sizeof(err));
-	c = mr_parse_clause(q->text, len, &err);
-	if (c == NULL)
-		mr_raise_core_error(&err, q->text, origin);
-	q->clause = c;
-	q->program = mr_compile_pattern(c, mr_max_pattern_states, &err);
-	if (q->program == NULL)
-	{
-		if (err.position < 0)
-			err.position = c->pattern_pos;
-		mr_raise_core_error(&err, q->text, origin);
-	}
-
-	q->var_names = palloc(sizeof(char *) * Max(c->nvars, 1));
-	for (i = 0; i < c->nvars; i++)
-		q->var_names[i] = pstrdup(c->vars[i].norm);
-
-	/*
-	 * Planning a subquery of an expression may bind another query (a
-	 * match_recognize() call inside it): the lowering's decisions go to the
-	 * bind under way, restored when it ends.  An error ends both.
-	 */
-	cur_bs = bs;
-
-	resolve_input(q);
-
-	q->npartition = c->npartition;
-	q->partition_cols = palloc(sizeof(int) * Max(c->npartition, 1));
-	for (i = 0; i < c->npartition; i++)
-		q->partition_cols[i] = resolve_key_column(q, c->partition[i], "PARTITION BY");
-	q->norder = c->norder;
-	q->order_cols = palloc(sizeof(int) * Max(c->norder, 1));
-	for (i = 0; i < c->norder; i++)
-		q->order_cols[i] = resolve_key_column(q, c->order[i].expr, "ORDER BY");
-
-	q->defines = palloc0(sizeof(MrLowered *) * Max(c->nvars, 1));
-	for (i = 0; i < c->ndefines; i++)
-	{
-		MrDefine   *d = &c->defines[i];
-		MrLowered  *lw;
-
-		cur_bs = bs;
-		lw = lower_expression(q, d->expr, true, d->var, BOOLOID, "DEFINE",
-							  "SELECT ", "");
-		q->defines[d->var] = lw;
-		if (lw->path_dependent)
-			path_dep = true;
-		if (lw->start_dependent)
-			start_dep = true;
-		for (int k = 0; k < lw->nslots; k++)
-			if (q->slots[lw->slots[k]].physical_offset > 0)
-				q->define_has_next = true;
-	}
-	q->measures = palloc0(sizeof(MrLowered *) * Max(c->nmeasures, 1));
-	for (i = 0; i < c->nmeasures; i++)
-	{
-		cur_bs = bs;
-		q->measures[i] = lower_expression(q, c->measures[i].expr, false, -1,
-										  InvalidOid, "MEASURES", "SELECT ", "");
-	}
-	cur_bs = bs;
-	bind_within(q);
-	if (q->within)
-		start_dep = true;
-	cur_bs = outer_bs;
-
-	q->dedup = path_dep ? MR_DEDUP_NONE : (start_dep ? MR_DEDUP_STATE_START : MR_DEDUP_STATE);
-
-	if (bs->replay)
-	{
-		if (bs->next != bs->nanalyses)
-			bound_mismatch("the analyses", "there are more analyses than the text needs");
-		if (bs->next_decision != bs->ndecisions)
-			bound_mismatch("the aggregate decisions", "there are more decisions than the text needs");
-	}
-	else
-		bs->analyses = lappend(bs->analyses, decisions_query(bs->decisions));
-
-	build_result(q);
-	return q;
-}
-
-/* ---------- mr_api.h ---------- */
-
-MrQuery *
-mr_query_compile(const char *text, int len, const MrTextOrigin *origin)
-{
-	MrBindOptions opts;
-
-	memset(&opts, 0, sizeof(opts));
-	return mr_bind_query(text, len, origin, &opts);
-}
-
-MrQuery *
-mr_query_bind(const char *text, int len, const MrTextOrigin *origin,
-			  const MrBindOptions *opts)
-{
-	return mr_bind_query(text, len, origin, opts);
-}
-
-List *
-mr_query_analyses(MrQuery *q)
-{
-	return q->bs->analyses;
-}
-
-int
-mr_query_params(MrQuery *q, const Oid **types)
-{
-	*types = q->bs->paramtypes;
-	return q->bs->nparams;
-}
-
-/*
- * The input with "ORDER BY <partition keys>, <order keys>" built as the
- * parser builds a sort clause (default btree operators of each column's
- * type, in the column's collation), so it needs no name resolution.
- */
-Query *
-mr_query_input(MrQuery *q, Node **params)
-{
-	Query	   *iq;
-	int			i;
-
-	if (params == NULL && q->bs->paramconsts)
-		params = (Node **) q->bs->paramconsts;
-	if (params && q->bs->nparams > 0)
-		iq = subst_params(q->input_analysed, 0, q->bs->nparams, params);
-	else
-		iq = copyObject(q->input_analysed);
-	iq->sortClause = NIL;
-	for (i = 0; i < q->npartition + q->norder; i++)
-	{
-		bool		part = i < q->npartition;
-		int			col = part ? q->partition_cols[i] : q->order_cols[i - q->npartition];
-		MrOrderItem *o = part ? NULL : &q->clause->order[i - q->npartition];
-		bool		desc = o && o->desc;
-		TargetEntry *tle = list_nth_node(TargetEntry, iq->targetList, col);
-		Oid			restype = exprType((Node *) tle->expr);
-		Oid			ltop,
-					eqop,
-					gtop;
-		bool		hashable;
-		SortGroupClause *sgc;
-
-		get_sort_group_operators(restype, !desc, true, desc, &ltop, &eqop, &gtop, &hashable);
-		if (targetIsInSortList(tle, desc ? gtop : ltop, iq->sortClause))
-			continue;
-		sgc = makeNode(SortGroupClause);
-		sgc->tleSortGroupRef = assignSortGroupRef(tle, iq->targetList);
-		sgc->eqop = eqop;
-		sgc->sortop = desc ? gtop : ltop;
-		sgc->nulls_first = o && o->nulls != MR_NULLS_DEFAULT ? o->nulls == MR_NULLS_FIRST : desc;
-		sgc->hashable = hashable;
-		iq->sortClause = lappend(iq->sortClause, sgc);
-	}
-	return iq;
-}
-
-TupleDesc
-mr_query_result_desc(MrQuery *q)
-{
-	return q->result_desc;
-}
-
-void
-mr_check_result_desc(TupleDesc declared, TupleDesc returned)
-{
-	int			i;
-
-	if (declared->natts != returned->natts)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("function return row and query-specified return row do not match"),
-				 errdetail_plural("The MATCH_RECOGNIZE query returns %d column, but the column definition list has %d.",
-								  "The MATCH_RECOGNIZE query returns %d columns, but the column definition list has %d.",
-								  returned->natts, returned->natts, declared->natts),
-				 errhint("match_recognize_sql() writes the right column definition list for a query.")));
-	for (i = 0; i < returned->natts; i++)
-	{
-		Form_pg_attribute d = TupleDescAttr(declared, i);
-		Form_pg_attribute r = TupleDescAttr(returned, i);
-		bool		repeated = false;
-
-		CHECK_FOR_INTERRUPTS();
-		for (int k = 0; k < i && !repeated; k++)
-			repeated = strcmp(NameStr(r->attname), NameStr(TupleDescAttr(returned, k)->attname)) == 0;
-		if (d->atttypid != r->atttypid ||
-			(!repeated && strcmp(NameStr(d->attname), NameStr(r->attname)) != 0))
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("function return row and query-specified return row do not match"),
-					 errdetail("The MATCH_RECOGNIZE query returns column %d as \"%s\" of type %s, but the column definition list declares \"%s\" of type %s.",
-							   i + 1, NameStr(r->attname), format_type_be(r->atttypid),
-							   NameStr(d->attname), format_type_be(d->atttypid)),
-					 errhint("match_recognize_sql() writes the right column definition list for a query.")));
-	}
 }

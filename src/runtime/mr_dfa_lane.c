@@ -1,11 +1,11 @@
 /*-------------------------------------------------------------------------
- * mr_exec_dfa.c
+ * mr_dfa_lane.c
  *	  The MATCH_RECOGNIZE runtime's automaton lane (DFA mode, mr_dfa.h):
  *	  whether a query qualifies, its DEFINEs turned into comparisons that
  *	  give a row's mask, the driver that feeds rows to the cached automaton,
  *	  and the settling of its decided matches.
  *
- * DFA mode (see MrRow in mr_exec_int.h): for a query whose pattern the
+ * DFA mode (see MrRow in mr_runtime_int.h): for a query whose pattern the
  * automaton supports, under MR_DEDUP_STATE, without WITHIN, and whose
  * DEFINEs are all inline comparisons of the current row's columns (and
  * physical PREV/NEXT), every variable's DEFINE is computed once per row
@@ -13,11 +13,12 @@
  * transition per row (remembered in ring_trans, beside the row), from
  * which a decided match's labels are read back.  The usual row (masked on
  * append, fed right away: dfa_fast) is stepped by dfa_step_appended(),
- * inlined into mr_runtime_push(); this file runs the rest: rows fed again
- * after a skip, every row when dfa_fast does not hold (a DEFINE reads NEXT,
- * or WITH UNMATCHED ROWS), the partition's end, and decided matches.
+ * inlined into a push (push_row(), mr_runtime.c); this file runs the rest:
+ * rows fed again after a skip, every row when dfa_fast does not hold (a
+ * DEFINE reads NEXT, or WITH UNMATCHED ROWS), the partition's end, and
+ * decided matches, for the partition state it is given.
  *
- * Invariants (besides the row window's, mr_exec.c):
+ * Invariants (besides the row window's, mr_runtime.c):
  *  - a row's mask is computed once (DFA_MASK_KNOWN marks it), so a row fed
  *    again after AFTER MATCH SKIP keeps it;
  *  - ring_trans holds, beside each retained row, the transition that
@@ -25,7 +26,7 @@
  *    thread stay in the window (needed_from; released in batches of
  *    DFA_TRIM_BATCH rows), as mr_dfa_read_back() needs;
  *  - the results are those of the general driver (drive_matcher(),
- *    mr_exec.c): settle_match_lean() is settle_match() for the ONE ROW PER
+ *    mr_runtime.c): settle_match_lean() is settle_match() for the ONE ROW PER
  *    MATCH queries that need no labels, and dfa_run() is drive_matcher()'s
  *    feeding branch; only the custom scan asks for DFA mode, so the
  *    function path (mr_srf.c) stays an independent reference for it.
@@ -37,16 +38,16 @@
 #include "utils/memutils.h"
 
 #include "match_recognize.h"
-#include "mr_exec_int.h"
+#include "mr_runtime_int.h"
 
 /* ---------- DFA mode ---------- */
 
 /* the transition of the current state under mask, built on first use */
 pg_noinline const MrDfaTrans *
-dfa_build(MrRuntime *rt, uint32 mask)
+dfa_build(MrRuntime *rt, MrPartState *ps, uint32 mask)
 {
 	MemoryContext old = MemoryContextSwitchTo(rt->cxt);
-	const MrDfaTrans *t = mr_dfa_build(rt->dfa_auto, rt->dfa_search.cur, mask);
+	const MrDfaTrans *t = mr_dfa_build(rt->lane.automaton, ps->dfa_search.cur, mask);
 
 	MemoryContextSwitchTo(old);
 	if (t == NULL)
@@ -60,15 +61,15 @@ dfa_build(MrRuntime *rt, uint32 mask)
  * by row.
  */
 static pg_attribute_always_inline void
-dfa_run(MrRuntime *rt, int64 limit)
+dfa_run(MrRuntime *rt, MrPartState *ps, int64 limit)
 {
-	MrQuery    *q = rt->q;
-	MrDfaRun   *r = &rt->dfa_search;
+	const MrBoundQuery *q = rt->q;
+	MrDfaRun   *r = &ps->dfa_search;
 	bool		unmatched_rows = q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED;
 
 	while (r->pos < limit)
 	{
-		MrRow	   *row = row_at(rt, r->pos);
+		MrRow	   *row = row_at(ps, r->pos);
 		uint32		mask = row->mask;
 		const MrDfaTrans *t;
 		int64		earliest,
@@ -78,15 +79,15 @@ dfa_run(MrRuntime *rt, int64 limit)
 		if (!(mask & DFA_MASK_KNOWN))
 		{
 			/* once per row: a re-fed row (after a skip) keeps it */
-			mask = dfa_mask(rt, r->pos, row);
+			mask = dfa_mask(rt, ps, r->pos, row);
 			row->mask = mask | DFA_MASK_KNOWN;
-			rt->dfa_define_calls += rt->dfa_ndefines;
+			rt->lane.define_calls += rt->lane.ndefines;
 		}
 		mask &= ~DFA_MASK_KNOWN;
 		t = r->cur->trans[mask];
 		if (unlikely(t == NULL))
-			t = dfa_build(rt, mask);
-		*row_trans(rt, r->pos) = t;
+			t = dfa_build(rt, ps, mask);
+		*row_trans(ps, r->pos) = t;
 		mr_dfa_run_step(r, t);
 
 		/* rows no live thread starts at are unmatched */
@@ -94,19 +95,19 @@ dfa_run(MrRuntime *rt, int64 limit)
 		if (!r->cur->decided)
 		{
 			if (unlikely(unmatched_rows))
-				emit_unmatched_upto(rt, earliest);
-			else if (earliest > rt->unmatched_from)
-				rt->unmatched_from = earliest;
+				emit_unmatched_upto(rt, ps, earliest);
+			else if (earliest > ps->unmatched_from)
+				ps->unmatched_from = earliest;
 		}
 		/*
 		 * Rows before keep are no longer needed; they are released in
 		 * batches, which keeps this branch predictable (a row kept a little
 		 * longer is still the partition's row, so nothing reads it wrongly).
 		 */
-		keep = Min(rt->unmatched_from, earliest) - q->max_prev;
-		rt->needed_from = Max(rt->needed_from, keep);
-		if (keep > rt->buf_first + DFA_TRIM_BATCH)
-			window_trim(rt, keep);
+		keep = Min(ps->unmatched_from, earliest) - q->max_prev;
+		ps->needed_from = Max(ps->needed_from, keep);
+		if (keep > ps->buf_first + DFA_TRIM_BATCH)
+			window_trim(rt, ps, keep);
 		if (r->cur->decided)
 			break;
 	}
@@ -114,46 +115,46 @@ dfa_run(MrRuntime *rt, int64 limit)
 
 /* the rows' transitions as mr_dfa_read_back() reads them */
 static inline MrDfaTransRing
-dfa_trans_ring(MrRuntime *rt)
+dfa_trans_ring(MrPartState *ps)
 {
 	MrDfaTransRing tr;
 
-	tr.ring = rt->ring_trans;
-	tr.mask = (uint64) (rt->cap - 1);
-	tr.offset = rt->head - rt->buf_first;
+	tr.ring = ps->ring_trans;
+	tr.mask = (uint64) (ps->cap - 1);
+	tr.offset = ps->head - ps->buf_first;
 	return tr;
 }
 
 /* the decided match, its labels read back through the rows' transitions */
 static void
-dfa_decided_match(MrRuntime *rt, MrMatch *m)
+dfa_decided_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 {
-	const MrDfaRun *r = &rt->dfa_search;
+	const MrDfaRun *r = &ps->dfa_search;
 	int64		n = r->best_end - r->best_start;
 	int			v;
 
-	if (n > rt->dfa_out_cap)
+	if (n > rt->lane.out_cap)
 	{
-		int64		ncap = Max(n, 2 * rt->dfa_out_cap);
+		int64		ncap = Max(n, 2 * rt->lane.out_cap);
 
-		if (rt->dfa_vars)
+		if (rt->lane.vars)
 		{
-			pfree(rt->dfa_vars);
-			pfree(rt->dfa_excl);
+			pfree(rt->lane.vars);
+			pfree(rt->lane.excl);
 		}
-		rt->dfa_vars = MemoryContextAlloc(rt->cxt, sizeof(int32) * ncap);
-		rt->dfa_excl = MemoryContextAlloc(rt->cxt, sizeof(bool) * ncap);
-		rt->dfa_out_cap = ncap;
+		rt->lane.vars = MemoryContextAlloc(rt->cxt, sizeof(int32) * ncap);
+		rt->lane.excl = MemoryContextAlloc(rt->cxt, sizeof(bool) * ncap);
+		rt->lane.out_cap = ncap;
 	}
 	/* the last row of every variable comes with the walk (emit_match) */
 	for (v = 0; v < rt->q->clause->nvars; v++)
 		rt->last_row_of[v] = -1;
-	mr_dfa_read_back(r, dfa_trans_ring(rt), rt->dfa_vars, rt->dfa_excl, rt->last_row_of);
+	mr_dfa_read_back(r, dfa_trans_ring(ps), rt->lane.vars, rt->lane.excl, rt->last_row_of);
 	rt->last_rows_ready = true;
 	m->start = r->best_start;
 	m->end = r->best_end;
-	m->vars = rt->dfa_vars;
-	m->excluded = rt->dfa_excl;
+	m->vars = rt->lane.vars;
+	m->excluded = rt->lane.excl;
 }
 
 /*
@@ -164,10 +165,10 @@ dfa_decided_match(MrRuntime *rt, MrMatch *m)
  * output row is built directly.  Same results as the general path.
  */
 static int64
-settle_match_lean(MrRuntime *rt)
+settle_match_lean(MrRuntime *rt, MrPartState *ps)
 {
-	MrQuery    *q = rt->q;
-	const MrDfaRun *r = &rt->dfa_search;
+	const MrBoundQuery *q = rt->q;
+	const MrDfaRun *r = &ps->dfa_search;
 	MrMatch		m;
 	MrEmitInfo	info;
 	int64		skip;
@@ -175,14 +176,14 @@ settle_match_lean(MrRuntime *rt)
 
 	for (i = 0; i < q->clause->nvars; i++)
 		rt->last_row_of[i] = -1;
-	mr_dfa_read_back(r, dfa_trans_ring(rt), NULL, NULL, rt->last_row_of);
+	mr_dfa_read_back(r, dfa_trans_ring(ps), NULL, NULL, rt->last_row_of);
 	m.start = r->best_start;
 	m.end = r->best_end;
 	m.vars = NULL;				/* never read on this path */
 	m.excluded = NULL;
-	m.number = ++rt->match_number;
-	if (m.start > rt->unmatched_from)
-		rt->unmatched_from = m.start;
+	m.number = ++ps->match_number;
+	if (m.start > ps->unmatched_from)
+		ps->unmatched_from = m.start;
 	/* the output row (emit_row()'s ONE ROW PER MATCH case) */
 	for (i = 0; i < q->noutcols; i++)
 	{
@@ -191,11 +192,11 @@ settle_match_lean(MrRuntime *rt)
 
 		if (p >= 0)
 		{
-			rt->out_values[i] = rt->part_values[p];
-			rt->out_nulls[i] = rt->part_nulls[p];
+			rt->out_values[i] = ps->part_values[p];
+			rt->out_nulls[i] = ps->part_nulls[p];
 		}
 		else if (k >= 0)
-			measure_at_last_row(rt, k, m.start, m.end, &rt->out_values[i], &rt->out_nulls[i]);
+			measure_at_last_row(rt, ps, k, m.start, m.end, &rt->out_values[i], &rt->out_nulls[i]);
 		else
 		{
 			rt->out_values[i] = (Datum) 0;
@@ -206,25 +207,26 @@ settle_match_lean(MrRuntime *rt)
 	info.match_start = m.start;
 	info.match_end = m.end;
 	info.row = -1;
+	info.run_arg = ps->run_arg;
 	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls, &info);
 	rt->stats.rows_out++;
 	rt->stats.matches++;
 	rt->last_rows_ready = true;
 	skip = skip_position(rt, &m);
 	rt->last_rows_ready = false;
-	if (m.end > rt->covered_upto)
-		rt->covered_upto = m.end;
-	if (m.end == m.start && m.start + 1 > rt->covered_upto)
-		rt->covered_upto = m.start + 1;
-	rt->unmatched_from = skip;
+	if (m.end > ps->covered_upto)
+		ps->covered_upto = m.end;
+	if (m.end == m.start && m.start + 1 > ps->covered_upto)
+		ps->covered_upto = m.start + 1;
+	ps->unmatched_from = skip;
 	return skip;
 }
 
 void
-drive_dfa(MrRuntime *rt)
+drive_dfa(MrRuntime *rt, MrPartState *ps)
 {
-	MrQuery    *q = rt->q;
-	MrDfaRun   *r = &rt->dfa_search;
+	const MrBoundQuery *q = rt->q;
+	MrDfaRun   *r = &ps->dfa_search;
 
 	for (;;)
 	{
@@ -236,36 +238,36 @@ drive_dfa(MrRuntime *rt)
 			MrMatch		m;
 
 			/* MEASURES may look past the match end */
-			if (!rt->partition_ended && rt->nrows < r->best_end + q->max_next)
+			if (!ps->partition_ended && ps->nrows < r->best_end + q->max_next)
 				break;
-			if (rt->dfa_lean)
+			if (rt->lane.lean)
 			{
-				dfa_reset(rt, settle_match_lean(rt));
+				dfa_reset(rt, ps, settle_match_lean(rt, ps));
 				continue;
 			}
-			dfa_decided_match(rt, &m);
-			dfa_reset(rt, settle_match(rt, &m));
+			dfa_decided_match(rt, ps, &m);
+			dfa_reset(rt, ps, settle_match(rt, ps, &m));
 			continue;
 		}
 		if (mr_dfa_run_failed(r))
 		{
 			/* finished without a match: everything left is unmatched */
-			emit_unmatched_upto(rt, rt->nrows);
+			emit_unmatched_upto(rt, ps, ps->nrows);
 			break;
 		}
 		/* DEFINE may read NEXT: feed a row once its successors are known */
-		limit = rt->nrows;
-		if (q->define_has_next && !rt->partition_ended)
+		limit = ps->nrows;
+		if (q->define_has_next && !ps->partition_ended)
 			limit -= q->max_next;
 		if (r->pos < limit)
 		{
-			dfa_run(rt, limit);
+			dfa_run(rt, ps, limit);
 			continue;
 		}
-		if (rt->partition_ended)
+		if (ps->partition_ended)
 		{
 			/* no $ in the pattern: the end settles every thread */
-			mr_dfa_run_finish(r, rt->dfa_auto);
+			mr_dfa_run_finish(r, rt->lane.automaton);
 			continue;
 		}
 		break;
@@ -276,7 +278,7 @@ drive_dfa(MrRuntime *rt)
 bool
 dfa_qualifies(MrRuntime *rt)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	int			i,
 				k;
 
@@ -303,13 +305,14 @@ dfa_qualifies(MrRuntime *rt)
 
 /*
  * Run in DFA mode when the query qualifies (see MrRow); call before the
- * first row.  Only the custom scan asks, so the function path
- * (mr_srf.c) stays an independent reference for it.
+ * first row and before any partition run is created.  Only the custom scan
+ * asks, so the function path (mr_srf.c) stays an independent reference for
+ * it.
  */
 bool
 mr_runtime_uses_dfa(MrRuntime *rt)
 {
-	return rt->dfa;
+	return rt->lane.on;
 }
 
 void
@@ -318,14 +321,14 @@ mr_runtime_use_dfa(MrRuntime *rt)
 	MemoryContext old;
 	int			i;
 
-	if (!rt->dfa_ok || rt->dfa || rt->in_partition)
+	if (!rt->lane.ok || rt->lane.on || rt->own->in_partition || rt->nruns > 0)
 		return;
 	old = MemoryContextSwitchTo(rt->cxt);
-	rt->dfa_auto = mr_dfa_create(rt->q->program, rt->q->clause->nvars, mr_max_threads);
+	rt->lane.automaton = mr_dfa_create(rt->q->program, rt->q->clause->nvars, mr_max_threads);
 	MemoryContextSwitchTo(old);
-	if (rt->dfa_auto == NULL)
+	if (rt->lane.automaton == NULL)
 		return;					/* its automaton would be too large */
-	rt->dfa_conds = MemoryContextAllocZero(rt->cxt,
+	rt->lane.conds = MemoryContextAllocZero(rt->cxt,
 										   sizeof(DfaCond) * Max(rt->q->clause->nvars, 1));
 	for (i = 0; i < rt->q->clause->nvars; i++)
 	{
@@ -335,11 +338,11 @@ mr_runtime_use_dfa(MrRuntime *rt)
 
 		if (rt->q->defines[i] == NULL)
 		{
-			rt->dfa_true_mask |= (uint32) 1 << i;
+			rt->lane.true_mask |= (uint32) 1 << i;
 			continue;
 		}
-		rt->dfa_ndefines++;
-		dc = &rt->dfa_conds[rt->dfa_nconds++];
+		rt->lane.ndefines++;
+		dc = &rt->lane.conds[rt->lane.nconds++];
 		dc->var = i;
 		for (k = 0; k < 2; k++)
 		{
@@ -371,58 +374,58 @@ mr_runtime_use_dfa(MrRuntime *rt)
 				break;
 		}
 	}
-	rt->dfa_mask_on_append = true;
-	rt->dfa_simple = true;
-	for (i = 0; i < rt->dfa_nconds; i++)
+	rt->lane.mask_on_append = true;
+	rt->lane.simple = true;
+	for (i = 0; i < rt->lane.nconds; i++)
 	{
-		DfaCond    *dc = &rt->dfa_conds[i];
+		DfaCond    *dc = &rt->lane.conds[i];
 
 		if (dc->off[0] > 0 || dc->off[1] > 0)
-			rt->dfa_mask_on_append = false;
+			rt->lane.mask_on_append = false;
 		if (dc->off[0] < -1 || dc->off[0] > 0 || dc->off[1] < -1 || dc->off[1] > 0)
-			rt->dfa_simple = false;
+			rt->lane.simple = false;
 	}
-	rt->dfa_cmps = MemoryContextAllocZero(rt->cxt, sizeof(DfaCmp) * Max(rt->dfa_nconds, 1));
-	for (i = 0; i < rt->dfa_nconds; i++)
+	rt->lane.cmps = MemoryContextAllocZero(rt->cxt, sizeof(DfaCmp) * Max(rt->lane.nconds, 1));
+	for (i = 0; i < rt->lane.nconds; i++)
 	{
-		DfaCond    *dc = &rt->dfa_conds[i];
+		DfaCond    *dc = &rt->lane.conds[i];
 		DfaCmp	   *g = NULL;
 		int			k;
 
 		dc->prev[0] = dc->off[0] == -1;
 		dc->prev[1] = dc->off[1] == -1;
-		for (k = 0; k < rt->dfa_ncmps && g == NULL; k++)
-			if (rt->dfa_cmps[k].col[0] == dc->col[0] && rt->dfa_cmps[k].col[1] == dc->col[1] &&
-				rt->dfa_cmps[k].prev[0] == dc->prev[0] && rt->dfa_cmps[k].prev[1] == dc->prev[1] &&
-				rt->dfa_cmps[k].type == dc->type)
-				g = &rt->dfa_cmps[k];
+		for (k = 0; k < rt->lane.ncmps && g == NULL; k++)
+			if (rt->lane.cmps[k].col[0] == dc->col[0] && rt->lane.cmps[k].col[1] == dc->col[1] &&
+				rt->lane.cmps[k].prev[0] == dc->prev[0] && rt->lane.cmps[k].prev[1] == dc->prev[1] &&
+				rt->lane.cmps[k].type == dc->type)
+				g = &rt->lane.cmps[k];
 		if (g == NULL)
 		{
-			g = &rt->dfa_cmps[rt->dfa_ncmps++];
+			g = &rt->lane.cmps[rt->lane.ncmps++];
 			g->col[0] = dc->col[0];
 			g->col[1] = dc->col[1];
 			g->prev[0] = dc->prev[0];
 			g->prev[1] = dc->prev[1];
 			g->type = dc->type;
 			if (g->type == FAST_NUMERIC)
-				rt->dfa_cur_from_row = true;
+				rt->lane.cur_from_row = true;
 		}
 		for (k = 0; k < 3; k++)
 			if ((dc->truth >> k) & 1)
 				g->bits[k] |= (uint32) 1 << dc->var;
 	}
 	/* a partition's first row has no previous row: PREV reads NULLs */
-	rt->dfa_null_row = MemoryContextAllocZero(rt->cxt, sizeof(MrRow) +
+	rt->lane.null_row = MemoryContextAllocZero(rt->cxt, sizeof(MrRow) +
 											  (sizeof(Datum) + sizeof(bool)) * Max(rt->q->natts, 1));
-	rt->dfa_null_row->values = (Datum *) (rt->dfa_null_row + 1);
-	rt->dfa_null_row->nulls = (bool *) (rt->dfa_null_row->values + Max(rt->q->natts, 1));
-	memset(rt->dfa_null_row->nulls, true, Max(rt->q->natts, 1));
-	rt->dfa_prev_row = rt->dfa_null_row;
-	rt->dfa = true;
-	rt->dfa_fast = rt->dfa_mask_on_append && !rt->q->define_has_next &&
+	rt->lane.null_row->values = (Datum *) (rt->lane.null_row + 1);
+	rt->lane.null_row->nulls = (bool *) (rt->lane.null_row->values + Max(rt->q->natts, 1));
+	memset(rt->lane.null_row->nulls, true, Max(rt->q->natts, 1));
+	rt->own->dfa_prev_row = rt->lane.null_row;
+	rt->lane.on = true;
+	rt->lane.fast = rt->lane.mask_on_append && !rt->q->define_has_next &&
 		rt->q->clause->rows_per_match != MR_ALL_ROWS_WITH_UNMATCHED;
-	rt->dfa_lean = rt->q->clause->rows_per_match == MR_ONE_ROW &&
+	rt->lane.lean = rt->q->clause->rows_per_match == MR_ONE_ROW &&
 		!rt->has_aggs && rt->all_measures_last &&
 		rt->q->clause->skip != MR_SKIP_TO_FIRST && !rt->degrade_skip;
-	dfa_reset(rt, 0);
+	dfa_reset(rt, rt->own, 0);
 }

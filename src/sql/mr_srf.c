@@ -25,7 +25,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "mr_exec.h"
+#include "mr_runtime.h"
 
 PG_FUNCTION_INFO_V1(match_recognize);
 PG_FUNCTION_INFO_V1(match_recognize_bound);
@@ -124,7 +124,7 @@ match_recognize(PG_FUNCTION_ARGS)
 	Oid		   *types;
 	Datum	   *values;
 	bool	   *nulls;
-	MrQuery    *q;
+	MrBoundQuery *q;
 	MrRuntime  *rt;
 	SrfSink		sink;
 	SrfInput	input;
@@ -149,7 +149,7 @@ match_recognize(PG_FUNCTION_ARGS)
 	opts.paramvalues = values;
 	opts.paramnulls = nulls;
 	q = mr_query_bind(VARDATA_ANY(arg), VARSIZE_ANY_EXHDR(arg), &origin, &opts);
-	mr_check_result_desc(rsinfo->setDesc, q->result_desc);
+	mr_check_result_desc(rsinfo->setDesc, mr_query_result_desc(q));
 
 	sink.store = rsinfo->setResult;
 	sink.desc = rsinfo->setDesc;
@@ -162,7 +162,7 @@ match_recognize(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a rule rewrote the input of MATCH_RECOGNIZE into something else")));
-	plan = pg_plan_query(linitial_node(Query, rewritten), q->text, 0, NULL);
+	plan = pg_plan_query(linitial_node(Query, rewritten), mr_query_text(q), 0, NULL);
 	MemoryContextSwitchTo(old);
 
 	memset(&input, 0, sizeof(input));
@@ -174,7 +174,7 @@ match_recognize(PG_FUNCTION_ARGS)
 	input.rt = rt;
 	input.cxt = qcxt;
 
-	qd = CreateQueryDesc(plan, q->text, GetActiveSnapshot(), InvalidSnapshot,
+	qd = CreateQueryDesc(plan, mr_query_text(q), GetActiveSnapshot(), InvalidSnapshot,
 						 &input.pub, NULL, NULL, 0);
 	ExecutorStart(qd, 0);
 	ExecutorRun(qd, ForwardScanDirection, 0, true);

@@ -1,47 +1,54 @@
 /*-------------------------------------------------------------------------
- * mr_exec_int.h
+ * mr_runtime_int.h
  *	  The MATCH_RECOGNIZE runtime's private header: the runtime's state
- *	  (MrRuntime, the retained rows, the automaton lane's conditions), the
- *	  small helpers that the per-row paths inline, and the functions the
- *	  runtime's files share.  Only those files include it; the rest of the
- *	  extension sees the runtime through mr_exec.h.
+ *	  (MrRuntime, shared per query; MrPartState, per partition; MrPartRun,
+ *	  a partition run's handle; the retained rows; the automaton lane's
+ *	  conditions), the small helpers that the per-row paths inline, and the
+ *	  functions the runtime's files share.  Only those files include it;
+ *	  the rest of the extension sees the runtime through mr_runtime.h.
  *
- * The runtime (see mr_exec.c for its design and invariants) is split in
- * files of one job each:
+ * The runtime (see mr_runtime.c for its design and invariants) is split in
+ * files of one job each, each calling only the ones listed below it:
  *
- *	mr_exec.c		creation, partitions, the row window, mr_runtime_push()
- *					and mr_runtime_finish(), the general driver (the matcher
- *					of mr_match.h), AFTER MATCH SKIP, output rows, the
- *					streaming checkpoint/restore API and the statistics
+ *	mr_runtime_setup.c	mr_runtime_create(): what is decided once per query
+ *	mr_runtime.c	partitions (the own one, partition runs), the row
+ *					window, pushing rows, the general driver (the matcher
+ *					of mr_match.h), checkpoint/restore, the statistics
+ *	mr_dfa_lane.c	the automaton lane (DFA mode, mr_dfa.h): whether a query
+ *					qualifies, its DEFINEs as comparisons, feeding rows,
+ *					settling decided matches the lean way
+ *	mr_settle.c		settling a decided match: unmatched rows, output rows,
+ *					AFTER MATCH SKIP
  *	mr_eval.c		DEFINE, MEASURES and aggregate evaluation: row and
  *					lowered expressions, the fast conditions, the matcher's
  *					DEFINE callback
- *	mr_exec_dfa.c	the automaton lane (DFA mode, mr_dfa.h): whether a query
- *					qualifies, its DEFINEs as comparisons, feeding rows,
- *					settling decided matches
+ *	mr_agg.c		aggregate states (PostgreSQL's transition and final
+ *					functions)
  *
  * Performance: what every input row runs must not become a call from one
  * of these files into another.  mr_runtime_push() inlines the partition
- * check, window_append() and, in DFA mode, the row's mask
+ * check, and both pushes window_append() and, in DFA mode, the row's mask
  * (dfa_mask_simple()) and the automaton's step (dfa_step_appended(),
- * mr_dfa_run_step()); so these are either in mr_exec.c or static inline
+ * mr_dfa_run_step()); so these are either in mr_runtime.c or static inline
  * here, as are the helpers the per-match paths of the automaton lane use
  * (window_trim(), measure_at_last_row(), dfa_reset()).
  *-------------------------------------------------------------------------
  */
-#ifndef MR_EXEC_INT_H
-#define MR_EXEC_INT_H
+#ifndef MR_RUNTIME_INT_H
+#define MR_RUNTIME_INT_H
 
-#include "postgres.h"
-
+#include "executor/execdesc.h"
 #include "executor/tuptable.h"
+#include "lib/ilist.h"
 #include "nodes/execnodes.h"
 #include "nodes/params.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
 
+#include "mr_agg.h"
+#include "mr_bind.h"
 #include "mr_dfa.h"
-#include "mr_exec.h"
+#include "mr_runtime.h"
 
 /*
  * A retained row: the input columns the query reads, deformed.  A released
@@ -61,6 +68,11 @@ typedef struct MrRow
 #define DFA_MASK_KNOWN 0x80000000u
 #define DFA_TRIM_BATCH 32		/* rows released at once in DFA mode */
 
+#define MR_OWN_RING_INITIAL 64	/* ring slots of the runtime's own partition */
+#define MR_RUN_RING_INITIAL 8	/* ... of a partition run: most keep a few rows */
+#define MR_SPARE_MATCHERS 16	/* matchers kept for the next partition to need one */
+#define MR_MATCHER_BLOCK (16 * 1024)	/* first block of a matcher's context */
+
 /*
  * DFA mode (mr_dfa.h): for a query whose pattern the automaton supports,
  * under MR_DEDUP_STATE, without WITHIN, and whose DEFINEs are all inline
@@ -71,15 +83,64 @@ typedef struct MrRow
  * back.
  */
 
-
-struct MrRuntime
+/*
+ * A matcher of mr_match.h in a memory context of its own, so that it can be
+ * dropped whole (the matcher allocates in the context current at each
+ * call).  `counted` is what of its statistics the runtime's totals hold.
+ */
+typedef struct MrMatcherBox
 {
-	/*
-	 * What one input row touches comes first, together: between two rows
-	 * the child plan (an index scan walks heap and index pages) pushes
-	 * scattered state out of the L1 cache, and a row's work is bound by
-	 * how many cache lines it needs, not by its instructions.
-	 */
+	MrMatcher  *m;
+	MemoryContext cxt;
+	MrMatcherStats counted;
+	struct MrMatcherBox *next;	/* in the runtime's free list */
+} MrMatcherBox;
+
+/*
+ * The automaton lane (DFA mode, see MrRow): what the runtime decided about
+ * running the query as an automaton, the automaton itself, and scratch for
+ * reading a decided match back; shared by every partition (each partition's
+ * search is its MrPartState's dfa_search).  What every row reads comes
+ * first.
+ */
+typedef struct MrDfaLane
+{
+	bool		on;				/* the caller asked for it and the query qualifies */
+	bool		fast;			/* masks on append, no NEXT, no unmatched rows:
+								 * dfa_step_appended() */
+	bool		simple;			/* no DEFINE reads NEXT or before PREV(x, 1) */
+	bool		mask_on_append; /* no DEFINE reads NEXT */
+	bool		cur_from_row;	/* some compare numerics (read the row) */
+	int			ncmps;
+	uint32		true_mask;		/* variables without DEFINE */
+	struct DfaCmp *cmps;		/* simple: the distinct comparisons */
+	int			nconds;
+	struct DfaCond *conds;		/* [nconds] */
+
+	bool		ok;				/* the query qualifies */
+	bool		lean;			/* matches settle by settle_match_lean() */
+	int			ndefines;
+	uint64		define_calls;	/* DEFINEs evaluated for rows fed again */
+	MrDfa	   *automaton;		/* shared by all partitions */
+	int32	   *vars;			/* labels of the decided match */
+	bool	   *excl;
+	int64		out_cap;
+	MrRow	   *null_row;		/* the row before a partition's first (PREV) */
+} MrDfaLane;
+
+/*
+ * The live state of one partition: its retained-row window, its matcher
+ * (or the automaton lane's search) and how far it got.  The runtime's own
+ * partition (the one mr_runtime_push() feeds) has one for the runtime's
+ * lifetime; a partition run (MrPartRun) has one while it is live and none
+ * while it is suspended.
+ *
+ * Row window: rows [buf_first, nrows) at ring[(head + i) & (cap - 1)]; cap
+ * is a power of 2; the other slots hold released rows (or NULL).
+ */
+typedef struct MrPartState
+{
+	/* what one input row touches comes first (see MrRuntime) */
 	int64		nrows;
 	int64		buf_first;
 	int64		head;
@@ -89,35 +150,65 @@ struct MrRuntime
 	int64		unmatched_from;
 	MrRow	  **ring;
 	const MrDfaTrans **ring_trans;	/* DFA mode: the step that consumed each row */
-
-	const MrRow *dfa_prev_row;	/* dfa_simple: the previous row (kept: max_prev >= 1) */
-	MrQuery    *q;
+	const MrRow *dfa_prev_row;	/* lane.simple: the previous row (kept: max_prev >= 1) */
 	bool		in_partition;
 	bool		partition_ended;
-	bool		dfa_fast;		/* DFA, masks on append, no NEXT, no unmatched rows:
-								 * dfa_step_appended() */
-	bool		dfa_lean;		/* DFA, and matches settle by settle_match_lean() */
-	struct DfaCmp *dfa_cmps;	/* dfa_simple: the distinct comparisons */
-	bool		dfa_cur_from_row;	/* some compare numerics (read the row) */
-	int			dfa_ncmps;
-	bool		dfa_simple;		/* DFA, no DEFINE reads NEXT or before PREV(x, 1) */
-	bool		dfa_mask_on_append; /* DFA, no DEFINE reads NEXT */
+
+	Datum	   *part_values;	/* the partition's key */
+	bool	   *part_nulls;
+	int64		match_number;
+	int64		covered_upto;
+
+	/*
+	 * The general lane's matcher: the runtime's own partition keeps one; a
+	 * partition run has one only while a thread or a pending match is alive
+	 * (match_from is where a matcher it gets next starts searching).
+	 */
+	MrMatcherBox *matcher;
+	int64		match_from;
+	void	   *run_arg;		/* MrEmitInfo.run_arg */
+	dlist_node	node;			/* in MrRuntime.states */
+	MrDfaRun	dfa_search;		/* DFA mode: the current search (never moved) */
+} MrPartState;
+
+/*
+ * A partition run: the handle a caller keeps per partition.  It owns its
+ * key; its live state (ps) comes and goes with suspend and resume.
+ */
+struct MrPartRun
+{
+	MrRuntime  *rt;
+	MrPartState *ps;			/* NULL while suspended */
+	MrRuntimeCheckpoint cp;		/* while suspended: where it stands */
+	void	   *arg;
+	Datum	   *key_values;		/* flat copies, in the runtime's runcxt */
+	bool	   *key_nulls;
+};
+
+struct MrRuntime
+{
+	/*
+	 * What one input row touches comes first, together: between two rows
+	 * the child plan (an index scan walks heap and index pages) pushes
+	 * scattered state out of the L1 cache, and a row's work is bound by
+	 * how many cache lines it needs, not by its instructions.  The own
+	 * partition's state is embedded first, so that a row's work addresses
+	 * it and the runtime from one base.
+	 */
+	MrPartState own_state;		/* the runtime's own partition (mr_runtime_push) */
+	MrPartState *own;			/* = &own_state */
+	MrPartState *cur;			/* the partition being driven: what the
+								 * matcher's DEFINE callback evaluates over */
+	const MrBoundQuery *q;		/* read only: any number of runtimes share it */
+	MrDfaLane	lane;			/* the automaton lane (DFA mode) */
 	bool		needed_byval;	/* the needed columns are all by value */
 	int			nneeded;
-	int			dfa_nconds;
-	uint32		dfa_true_mask;	/* variables without DEFINE */
 	int		   *needed;			/* [nneeded] the columns col_needed marks */
-	struct DfaCond *dfa_conds;	/* [dfa_nconds] */
-	Datum	   *part_values;
-	bool	   *part_nulls;
 	bool	   *part_bitwise;
 	int			npartition;		/* q->npartition, at hand */
 	int64		max_prev;		/* q->max_prev, at hand */
 	int		   *partition_cols; /* q->partition_cols, at hand */
 	int			natts;			/* q->natts, at hand */
-	uint64		dfa_define_calls;
-	int			dfa_ndefines;
-	MrDfaRun	dfa_search;		/* the current search */
 	MrRuntimeStats stats;
 
 	MrEmitFn	emit;
@@ -125,44 +216,40 @@ struct MrRuntime
 
 	MemoryContext cxt;			/* query lifetime */
 	MemoryContext rowcxt;		/* retained rows */
-	MemoryContext partcxt;		/* partition key copies */
+	MemoryContext partcxt;		/* the own partition's key copies */
+	MemoryContext runcxt;		/* partition runs and their keys */
 	MemoryContext evalcxt;		/* per evaluation, reset often */
 	MemoryContext aggcxt;		/* parent of aggregate states */
 
 	ExprContext *econtext;
 	ParamListInfo rowparams;	/* natts + 2 */
+	struct MrExprExec *exec;	/* [q->nexprs] the expressions' executor state */
 
-	/* partition */
+	/* partition key equality (for the own partition) */
 	FmgrInfo   *part_eq;
 	Oid		   *part_coll;
 
-	/*
-	 * row window: rows [buf_first, nrows) at ring[(head + i) % cap]; cap is
-	 * a power of 2; the other slots hold released rows (or NULL)
-	 */
 	bool	   *col_needed;		/* [natts] columns any expression or output reads */
 	bool	   *col_byval;
 	bool	   *col_plain;		/* [natts] columns DEFINE or WITHIN read: their
 								 * varlenas are kept detoasted (window_varlena()) */
 	int16	   *col_len;
 	bool		has_aggs;		/* any AGG slot */
-
-	MrMatcher  *matcher;
-	int64		match_number;
-	int64		covered_upto;
+	int			nagg_slots;
+	int		   *agg_slots;		/* [nagg_slots] the AGG slots */
 
 	/*
 	 * DEFINE evaluation caches for path-independent variables: the last
 	 * result per variable, for its row (and its match start, when the
 	 * DEFINE or WITHIN reads the start: cache_by_start), within one match
-	 * number (cache_match_number: MATCH_NUMBER() may be read)
+	 * number (MATCH_NUMBER() may be read) of the partition cache_ps
 	 */
 	int64	   *cache_row;
 	int64	   *cache_start;
 	bool	   *cache_val;
 	bool	   *cacheable;		/* [nvars] */
 	bool	   *cache_by_start; /* [nvars] */
-	int64		cache_match_number;
+	MrPartState *cache_ps;
 	struct FastCond **fast_define;	/* [nvars] or NULL */
 
 	/* per slot: NAV of a plain column at LAST(set, 0) (+ physical offset) */
@@ -185,8 +272,6 @@ struct MrRuntime
 	bool		last_rows_known;	/* eval_measures may use last_row_of */
 	bool		last_rows_ready;	/* last_row_of is filled for the match being settled */
 
-	/* partition key comparison without fmgr, when bitwise equality is equality */
-
 	/* aggregate states, one per AGG slot (created lazily) */
 	MrAggState **aggstates;
 
@@ -200,17 +285,31 @@ struct MrRuntime
 
 	bool		degrade_skip;	/* streaming: invalid skip targets degrade */
 
-	/* DFA mode (see MrRow) */
-	bool		dfa_ok;			/* the query qualifies */
-	bool		dfa;			/* and the caller asked for it */
-	MrDfa	   *dfa_auto;		/* the automaton, shared by all partitions */
-	int32	   *dfa_vars;		/* labels of the decided match */
-	bool	   *dfa_excl;
-	int64		dfa_out_cap;
-	MrRow	   *dfa_null_row;	/* ... or this all-NULL one at a partition's start */
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
+	int		   *skip_vars;		/* [nskip_vars] its members */
+	int			nskip_vars;
 
+	/* partitions: live states, spare matchers, totals of those gone */
+	MrMatcherOptions matcher_opts;
+	dlist_head	states;			/* every MrPartState */
+	MrMatcherBox *spare_matchers;
+	int			nspare_matchers;
+	MrMatcherStats gone_matcher_stats;
+	uint64		gone_dfa_steps;
+	int64		nruns;			/* partition runs not freed */
 };
+
+/*
+ * The executor state of one expression of the bound query (its MrRowExpr
+ * or MrLowered names it by `exec`): made when the runtime is created, as
+ * the executor initialises a plan's expressions when it starts.
+ */
+typedef struct MrExprExec
+{
+	ExprState  *state;			/* an expression */
+	QueryDesc  *qdesc;			/* a planned one: started on first use */
+	ParamListInfo params;		/* a lowered one: its slots' values */
+} MrExprExec;
 
 /*
  * A DEFINE condition that is one strict boolean operator over two slot
@@ -296,21 +395,26 @@ typedef struct MatchView
 #pragma GCC visibility push(hidden)
 #endif
 
-/* mr_exec.c */
-extern void emit_unmatched_upto(MrRuntime *rt, int64 upto);
+/* mr_runtime.c */
+extern MrPartState *part_state_create(MrRuntime *rt, MrPartState *in, int64 cap);
+extern void part_attach_matcher(MrRuntime *rt, MrPartState *ps);
+
+/* mr_settle.c */
+extern void emit_unmatched_upto(MrRuntime *rt, MrPartState *ps, int64 upto);
 extern int64 skip_position(MrRuntime *rt, MrMatch *m);
 extern void too_many_threads(void);
-extern int64 settle_match(MrRuntime *rt, MrMatch *m);
+extern int64 settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m);
 
-/* mr_eval.c */
+/* mr_eval.c (over the partition rt->cur) */
 extern bool define_callback(void *arg, int var, int64_t row, const MrPath *path);
 extern void eval_measures(MrRuntime *rt, const MatchView *mv);
 extern void advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final);
 extern void restart_aggs(MrRuntime *rt);
+extern void cache_forget(MrRuntime *rt);
 
-/* mr_exec_dfa.c */
-extern const MrDfaTrans *dfa_build(MrRuntime *rt, uint32 mask);
-extern void drive_dfa(MrRuntime *rt);
+/* mr_dfa_lane.c */
+extern const MrDfaTrans *dfa_build(MrRuntime *rt, MrPartState *ps, uint32 mask);
+extern void drive_dfa(MrRuntime *rt, MrPartState *ps);
 extern bool dfa_qualifies(MrRuntime *rt);
 
 #if defined(__GNUC__)
@@ -320,43 +424,43 @@ extern bool dfa_qualifies(MrRuntime *rt);
 /* ---------- row window ---------- */
 
 static inline MrRow *
-row_at(MrRuntime *rt, int64 pos)
+row_at(const MrPartState *ps, int64 pos)
 {
-	Assert(pos >= rt->buf_first && pos < rt->nrows);
-	return rt->ring[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
+	Assert(pos >= ps->buf_first && pos < ps->nrows);
+	return ps->ring[(ps->head + (pos - ps->buf_first)) & (ps->cap - 1)];
 }
 
 /* DFA mode: where the transition that consumed row pos is remembered */
 static inline const MrDfaTrans **
-row_trans(MrRuntime *rt, int64 pos)
+row_trans(MrPartState *ps, int64 pos)
 {
-	Assert(pos >= rt->buf_first && pos < rt->nrows);
-	return &rt->ring_trans[(rt->head + (pos - rt->buf_first)) & (rt->cap - 1)];
+	Assert(pos >= ps->buf_first && pos < ps->nrows);
+	return &ps->ring_trans[(ps->head + (pos - ps->buf_first)) & (ps->cap - 1)];
 }
 
 static inline bool
-row_known(MrRuntime *rt, int64 pos)
+row_known(const MrPartState *ps, int64 pos)
 {
-	return pos >= rt->buf_first && pos < rt->nrows;
+	return pos >= ps->buf_first && pos < ps->nrows;
 }
 
 static inline void
-window_trim(MrRuntime *rt, int64 keep_from)
+window_trim(MrRuntime *rt, MrPartState *ps, int64 keep_from)
 {
-	if (keep_from > rt->nrows)
-		keep_from = rt->nrows;
-	if (keep_from > rt->needed_from)
-		rt->needed_from = keep_from;
-	if (keep_from <= rt->buf_first)
+	if (keep_from > ps->nrows)
+		keep_from = ps->nrows;
+	if (keep_from > ps->needed_from)
+		ps->needed_from = keep_from;
+	if (keep_from <= ps->buf_first)
 		return;
 	/* released rows stay in their slots, for window_append() to reuse */
 	if (!rt->needed_byval)
 	{
 		int64		r;
 
-		for (r = rt->buf_first; r < keep_from; r++)
+		for (r = ps->buf_first; r < keep_from; r++)
 		{
-			MrRow	   *row = row_at(rt, r);
+			MrRow	   *row = row_at(ps, r);
 
 			if (row->byref)
 			{
@@ -365,8 +469,8 @@ window_trim(MrRuntime *rt, int64 keep_from)
 			}
 		}
 	}
-	rt->head = (rt->head + (keep_from - rt->buf_first)) & (rt->cap - 1);
-	rt->buf_first = keep_from;
+	ps->head = (ps->head + (keep_from - ps->buf_first)) & (ps->cap - 1);
+	ps->buf_first = keep_from;
 }
 
 /* ---------- pattern variable sets ---------- */
@@ -385,7 +489,8 @@ in_set(const MrVarSet *set, int var)
  * start .. end - 1, plus a physical offset.
  */
 static inline void
-measure_at_last_row(MrRuntime *rt, int i, int64 start, int64 end, Datum *value, bool *isnull)
+measure_at_last_row(MrRuntime *rt, const MrPartState *ps, int i, int64 start, int64 end,
+					Datum *value, bool *isnull)
 {
 	int			v = rt->measure_last_var[i];
 	int64		r = v == MR_MEASURE_UNIVERSAL ? end - 1 : rt->last_row_of[v];
@@ -393,9 +498,9 @@ measure_at_last_row(MrRuntime *rt, int i, int64 start, int64 end, Datum *value, 
 	if (r >= 0 && end > start)
 	{
 		r += rt->measure_offset[i];
-		if (row_known(rt, r))
+		if (row_known(ps, r))
 		{
-			MrRow	   *row = row_at(rt, r);
+			MrRow	   *row = row_at(ps, r);
 
 			*value = row->values[rt->measure_column[i]];
 			*isnull = row->nulls[rt->measure_column[i]];
@@ -459,14 +564,14 @@ dfa_test(const DfaCond *dc, Datum a, Datum b)
  * partition makes the condition false.
  */
 static inline uint32
-dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
+dfa_mask(MrRuntime *rt, const MrPartState *ps, int64 pos, MrRow *row)
 {
-	uint32		mask = rt->dfa_true_mask;
+	uint32		mask = rt->lane.true_mask;
 	int			k;
 
-	for (k = 0; k < rt->dfa_nconds; k++)
+	for (k = 0; k < rt->lane.nconds; k++)
 	{
-		const DfaCond *dc = &rt->dfa_conds[k];
+		const DfaCond *dc = &rt->lane.conds[k];
 		const MrRow *ra,
 				   *rb;
 		int64		p;
@@ -476,18 +581,18 @@ dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
 		else
 		{
 			p = pos + dc->off[0];
-			if (p < rt->buf_first || p >= rt->nrows)
+			if (p < ps->buf_first || p >= ps->nrows)
 				continue;
-			ra = row_at(rt, p);
+			ra = row_at(ps, p);
 		}
 		if (dc->off[1] == 0)
 			rb = row;
 		else
 		{
 			p = pos + dc->off[1];
-			if (p < rt->buf_first || p >= rt->nrows)
+			if (p < ps->buf_first || p >= ps->nrows)
 				continue;
-			rb = row_at(rt, p);
+			rb = row_at(ps, p);
 		}
 		if (ra->nulls[dc->col[0]] || rb->nulls[dc->col[1]])
 			continue;
@@ -503,14 +608,14 @@ dfa_mask(MrRuntime *rt, int64 pos, MrRow *row)
  * partition reads an all-NULL row instead: a condition reading it is
  * false, as in dfa_mask().
  */
-static inline uint32
-dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
+static pg_attribute_always_inline uint32
+dfa_mask_simple(MrRuntime *rt, MrPartState *ps, TupleTableSlot *slot, const MrRow *row)
 {
-	uint32		mask = rt->dfa_true_mask;
+	uint32		mask = rt->lane.true_mask;
 	const Datum *cv,
-			   *pv = rt->dfa_prev_row->values;
+			   *pv = ps->dfa_prev_row->values;
 	const bool *cn,
-			   *pn = rt->dfa_prev_row->nulls;
+			   *pn = ps->dfa_prev_row->nulls;
 	int			k;
 
 	/*
@@ -519,7 +624,7 @@ dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 	 * written can stall on store forwarding.  (Pointers picked by selects,
 	 * not kept in arrays on the stack, which would cost a stack canary.)
 	 */
-	if (unlikely(rt->dfa_cur_from_row))
+	if (unlikely(rt->lane.cur_from_row))
 	{
 		/* numeric operands: the window's plain copy, not the slot's */
 		cv = row->values;
@@ -530,9 +635,9 @@ dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 		cv = slot->tts_values;
 		cn = slot->tts_isnull;
 	}
-	for (k = 0; k < rt->dfa_ncmps; k++)
+	for (k = 0; k < rt->lane.ncmps; k++)
 	{
-		const DfaCmp *g = &rt->dfa_cmps[k];
+		const DfaCmp *g = &rt->lane.cmps[k];
 		const Datum *va = g->prev[0] ? pv : cv,
 				   *vb = g->prev[1] ? pv : cv;
 		const bool *na = g->prev[0] ? pn : cn,
@@ -541,15 +646,15 @@ dfa_mask_simple(MrRuntime *rt, TupleTableSlot *slot, const MrRow *row)
 		if (!(na[g->col[0]] | nb[g->col[1]]))
 			mask |= g->bits[fast_compare(g->type, va[g->col[0]], vb[g->col[1]]) + 1];
 	}
-	rt->dfa_prev_row = row;
+	ps->dfa_prev_row = row;
 	return mask;
 }
 
 /* start a search at row pos */
 static inline void
-dfa_reset(MrRuntime *rt, int64 pos)
+dfa_reset(MrRuntime *rt, MrPartState *ps, int64 pos)
 {
-	mr_dfa_run_reset(&rt->dfa_search, mr_dfa_initial(rt->dfa_auto), pos);
+	mr_dfa_run_reset(&ps->dfa_search, mr_dfa_initial(rt->lane.automaton), pos);
 }
 
 /*
@@ -558,28 +663,28 @@ dfa_reset(MrRuntime *rt, int64 pos)
  * decided (drive_dfa() then settles it).
  */
 static pg_attribute_always_inline bool
-dfa_step_appended(MrRuntime *rt, const MrRow *row)
+dfa_step_appended(MrRuntime *rt, MrPartState *ps, const MrRow *row)
 {
-	MrDfaRun   *r = &rt->dfa_search;
+	MrDfaRun   *r = &ps->dfa_search;
 	uint32		mask = row->mask & ~DFA_MASK_KNOWN;
 	const MrDfaTrans *t = r->cur->trans[mask];
 	int64		earliest,
 				keep;
 
 	if (unlikely(t == NULL))
-		t = dfa_build(rt, mask);
-	rt->ring_trans[rt->append_idx] = t;	/* r->pos is the row just appended */
+		t = dfa_build(rt, ps, mask);
+	ps->ring_trans[ps->append_idx] = t;	/* r->pos is the row just appended */
 	mr_dfa_run_step(r, t);
 	if (r->cur->decided)
 		return true;
 	earliest = mr_dfa_run_earliest(r);
-	rt->unmatched_from = Max(rt->unmatched_from, earliest);
+	ps->unmatched_from = Max(ps->unmatched_from, earliest);
 	/* as in dfa_run(): Min(unmatched_from, earliest) is earliest now */
 	keep = earliest - rt->max_prev;
-	rt->needed_from = Max(rt->needed_from, keep);
-	if (keep > rt->buf_first + DFA_TRIM_BATCH)
-		window_trim(rt, keep);
+	ps->needed_from = Max(ps->needed_from, keep);
+	if (keep > ps->buf_first + DFA_TRIM_BATCH)
+		window_trim(rt, ps, keep);
 	return false;
 }
 
-#endif							/* MR_EXEC_INT_H */
+#endif							/* MR_RUNTIME_INT_H */

@@ -1,9 +1,19 @@
 /*-------------------------------------------------------------------------
  * mr_bind.h
- *	  The compiled form of a MATCH_RECOGNIZE FROM item (MrQuery) and the
- *	  lowering of DEFINE / MEASURES expressions into slots.
+ *	  The bound form of a MATCH_RECOGNIZE FROM item (MrBoundQuery) and the
+ *	  lowering of DEFINE / MEASURES expressions into slots.  The bind's
+ *	  files and the runtime read these structures; everyone else goes
+ *	  through the accessors of mr_api.h.
  *
- * Lowering (mr_bind.c), after the seed design: every pattern-specific
+ * A bound query is plan-time data only: the parsed clause, the compiled
+ * pattern, analysed and planned expressions (Expr trees, PlannedStmts for
+ * those with subqueries), types, and what the lowering decided.  It holds
+ * no executor state (no ExprState, QueryDesc or ParamListInfo: those are
+ * the runtime's, one set per execution, see src/runtime/) and nothing
+ * changes it after mr_bind_query() returns, so any number of runtimes may
+ * run one bound query, one after another or at once.
+ *
+ * Lowering (mr_bind.c): every pattern-specific
  * construct in an expression -- a column qualified by a pattern variable,
  * PREV/NEXT/FIRST/LAST, CLASSIFIER(), MATCH_NUMBER(), an aggregate over
  * the rows of a match -- becomes a *slot*, and the expression itself becomes
@@ -24,13 +34,10 @@
 #ifndef MR_BIND_H
 #define MR_BIND_H
 
-#include "postgres.h"
-
-#include "executor/execdesc.h"
-#include "nodes/execnodes.h"
 #include "nodes/params.h"
+#include "nodes/plannodes.h"
 
-#include "mr_agg.h"
+#include "mr_agg_desc.h"
 #include "mr_api.h"
 #include "mr_clause.h"
 #include "mr_match.h"
@@ -53,17 +60,21 @@ typedef enum MrSlotKind
 	MR_SLOT_AGG					/* aggregate over the rows of the set */
 } MrSlotKind;
 
-/* an expression over one row's columns */
+/*
+ * An expression over one row's columns: a plain input column, an
+ * expression, or (with sublinks) a planned query.  `exec` numbers the
+ * expressions of a bound query that need executor state: the runtime keeps
+ * that state in an array indexed by it.
+ */
 typedef struct MrRowExpr
 {
-	Expr	   *expr;
-	ExprState  *state;			/* NULL when expr is a plain column */
+	Expr	   *expr;			/* NULL when it is a plain column or planned */
 	int			column;			/* >= 0: plain input column index (0-based) */
 	bool		uses_classifier;
 	Oid			type;
 	int32		typmod;
 	PlannedStmt *plan;			/* with sublinks: runs as a planned query */
-	QueryDesc  *qdesc;			/* started lazily at run time */
+	int			exec;			/* index of its executor state, -1 for a column */
 } MrRowExpr;
 
 /*
@@ -97,20 +108,21 @@ typedef struct MrSlot
 	int			location;		/* for errors */
 } MrSlot;
 
-/* a lowered expression: an ordinary expression over slot parameters */
+/*
+ * A lowered expression: an ordinary expression over slot parameters $1..$n
+ * (the slots' values, of the slots' types), or with sublinks a tiny planned
+ * query over them.
+ */
 typedef struct MrLowered
 {
-	int		   *slots;			/* slot index (into MrQuery.slots) of each $k */
+	int		   *slots;			/* slot index (into MrBoundQuery.slots) of each $k */
 	int			nslots;
-	Expr	   *expr;
-	ExprState  *state;			/* when no sublinks */
+	Expr	   *expr;			/* when no sublinks */
 	Oid			type;
 	int32		typmod;
 	Oid			collation;
-	/* with sublinks the expression runs as a tiny planned query */
-	PlannedStmt *plan;
-	QueryDesc  *qdesc;			/* started lazily at run time */
-	ParamListInfo params;		/* nslots params */
+	PlannedStmt *plan;			/* with sublinks */
+	int			exec;			/* index of its executor state */
 	bool		path_dependent; /* reads the running label assignment */
 	bool		start_dependent;	/* reads the match start */
 } MrLowered;
@@ -121,7 +133,7 @@ typedef struct MrOutputColumn
 	int			measure;		/* >= 0: this measure */
 } MrOutputColumn;
 
-struct MrQuery
+struct MrBoundQuery
 {
 	MrClause   *clause;
 	MrProgram  *program;
@@ -153,6 +165,9 @@ struct MrQuery
 	/* row-expression parameters */
 	int			nrowparams;		/* natts + 2 */
 
+	/* expressions with executor state (MrRowExpr.exec, MrLowered.exec) */
+	int			nexprs;
+
 	/* result */
 	TupleDesc	result_desc;
 	MrOutputColumn *outcols;
@@ -165,8 +180,8 @@ struct MrQuery
 	bool		define_has_next;
 };
 
-extern MrQuery *mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
-							  const MrBindOptions *opts);
+extern MrBoundQuery *mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
+								   const MrBindOptions *opts);
 
 /* error position helpers (mr_errpos.c) */
 typedef struct MrErrPosContext

@@ -1,10 +1,13 @@
 /*-------------------------------------------------------------------------
  * mr_eval.c
  *	  DEFINE, MEASURES and aggregate evaluation for the MATCH_RECOGNIZE
- *	  runtime (mr_exec.c): row expressions over the retained rows, lowered
+ *	  runtime (mr_runtime.c): row expressions over the retained rows, lowered
  *	  expressions (with their slots as parameters, or a planned query for a
  *	  subquery), the fast conditions, the matcher's DEFINE callback, the
  *	  measures of a match and its aggregates.
+ *
+ * Evaluation reads the partition being driven, rt->cur (the drivers set
+ * it: the matcher calls define_callback() without it).
  *
  * Invariants:
  *  - a row expression reads the row window only: a row outside it (before
@@ -18,8 +21,10 @@
  *    evaluated once for the threads that ask at one row, or at one row
  *    and match start when it (or WITHIN) reads the start (cache_by_start;
  *    threads come in order of their start): cache_row/cache_start/
- *    cache_val remember the last result (start_partition() and a new
- *    match number forget them);
+ *    cache_val remember the last result for the partition cache_ps, within
+ *    one match number (MATCH_NUMBER() may be read): a driver switching
+ *    partitions, a partition starting and a settled match forget them
+ *    (cache_forget());
  *  - a fast condition with no_alloc (an inline comparison of plain columns
  *    of the candidate row and physical PREV/NEXT) allocates nothing and
  *    gives the result the expression interpreter would;
@@ -37,7 +42,7 @@
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 
-#include "mr_exec_int.h"
+#include "mr_runtime_int.h"
 
 static Datum eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
 						  ParamListInfo params, bool *isnull);
@@ -62,12 +67,12 @@ eval_row_expr_general(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 m
 	int			natts = rt->q->natts;
 	int			i;
 
-	if (!row_known(rt, pos))
+	if (!row_known(rt->cur, pos))
 	{
 		*isnull = true;
 		return (Datum) 0;
 	}
-	row = row_at(rt, pos);
+	row = row_at(rt->cur, pos);
 	if (r->column >= 0)
 	{
 		*isnull = row->nulls[r->column];
@@ -91,9 +96,9 @@ eval_row_expr_general(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 m
 	rt->rowparams->params[natts + 1].value = Int64GetDatum(match_number);
 	rt->rowparams->params[natts + 1].isnull = false;
 	if (r->plan)
-		return eval_planned(rt, r->plan, &r->qdesc, rt->rowparams, isnull);
+		return eval_planned(rt, r->plan, &rt->exec[r->exec].qdesc, rt->rowparams, isnull);
 	rt->econtext->ecxt_param_list_info = rt->rowparams;
-	return ExecEvalExpr(r->state, rt->econtext, isnull);
+	return ExecEvalExpr(rt->exec[r->exec].state, rt->econtext, isnull);
 }
 
 /* a plain column is read from the window without the general machinery */
@@ -101,9 +106,9 @@ static inline Datum
 eval_row_expr(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 match_number,
 			  bool *isnull)
 {
-	if (r->column >= 0 && row_known(rt, pos))
+	if (r->column >= 0 && row_known(rt->cur, pos))
 	{
-		MrRow	   *row = row_at(rt, pos);
+		MrRow	   *row = row_at(rt->cur, pos);
 
 		*isnull = row->nulls[r->column];
 		return row->values[r->column];
@@ -155,21 +160,25 @@ eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
 }
 
 static Datum
-eval_lowered(MrRuntime *rt, MrLowered *lw, bool *isnull)
+eval_lowered(MrRuntime *rt, const MrLowered *lw, bool *isnull)
 {
+	MrExprExec *ex = &rt->exec[lw->exec];
+
 	if (lw->plan == NULL)
 	{
-		rt->econtext->ecxt_param_list_info = lw->params;
-		return ExecEvalExpr(lw->state, rt->econtext, isnull);
+		rt->econtext->ecxt_param_list_info = ex->params;
+		return ExecEvalExpr(ex->state, rt->econtext, isnull);
 	}
-	return eval_planned(rt, lw->plan, &lw->qdesc, lw->params, isnull);
+	return eval_planned(rt, lw->plan, &ex->qdesc, ex->params, isnull);
 }
 
-static void
-set_param(MrLowered *lw, int k, Datum v, bool isnull)
+static inline void
+set_param(MrRuntime *rt, const MrLowered *lw, int k, Datum v, bool isnull)
 {
-	lw->params->params[k].value = v;
-	lw->params->params[k].isnull = isnull;
+	ParamListInfo params = rt->exec[lw->exec].params;
+
+	params->params[k].value = v;
+	params->params[k].isnull = isnull;
 }
 
 /* ---------- aggregates ---------- */
@@ -361,7 +370,7 @@ view_slot_value(MrRuntime *rt, const SlotView *sv, MrSlot *slot, Datum *v, bool 
 					return;
 				}
 				r += slot->physical_offset;
-				if (r < 0 || !row_known(rt, r) ||
+				if (r < 0 || !row_known(rt->cur, r) ||
 					(slot->within_match && sv->mv &&
 					 (r < sv->mv->m->start || r >= sv->mv->m->end)))
 				{
@@ -393,9 +402,9 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 	{
 		int64		r = dv->row + slot->physical_offset;
 
-		if (r >= 0 && row_known(rt, r))
+		if (r >= 0 && row_known(rt->cur, r))
 		{
-			MrRow	   *row = row_at(rt, r);
+			MrRow	   *row = row_at(rt->cur, r);
 
 			*isnull = row->nulls[slot->row.column];
 			*v = row->values[slot->row.column];
@@ -414,7 +423,7 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 
 		sv.dv = dv;
 		sv.mv = NULL;
-		sv.match_number = rt->match_number + 1;
+		sv.match_number = rt->cur->match_number + 1;
 		view_slot_value(rt, &sv, slot, v, isnull);
 		return;
 	}
@@ -435,9 +444,9 @@ define_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *is
 		}
 		for (i = 0; i < n; i++)
 			if (in_set(&slot->set, labels[i]))
-				agg_advance_row(rt, s, rows[i], labels[i], rt->match_number + 1);
+				agg_advance_row(rt, s, rows[i], labels[i], rt->cur->match_number + 1);
 		if (in_set(&slot->set, dv->var))
-			agg_advance_row(rt, s, dv->row, dv->var, rt->match_number + 1);
+			agg_advance_row(rt, s, dv->row, dv->var, rt->cur->match_number + 1);
 		*v = mr_agg_result(slot->agg, st, isnull);
 	}
 }
@@ -455,7 +464,7 @@ eval_condition(MrRuntime *rt, MrLowered *lw, const DefineView *dv)
 		bool		n = true;
 
 		define_slot_value(rt, dv, lw->slots[k], &v, &n);
-		set_param(lw, k, v, n);
+		set_param(rt, lw, k, v, n);
 	}
 	d = eval_lowered(rt, lw, &isnull);
 	return !isnull && DatumGetBool(d);
@@ -471,9 +480,9 @@ fast_slot_value(MrRuntime *rt, const DefineView *dv, int s, Datum *v, bool *isnu
 	if (!rt->slot_current_column[s] || !in_set(&slot->set, dv->var))
 		return false;
 	r = dv->row + slot->physical_offset;
-	if (r >= 0 && row_known(rt, r))
+	if (r >= 0 && row_known(rt->cur, r))
 	{
-		MrRow	   *row = row_at(rt, r);
+		MrRow	   *row = row_at(rt->cur, r);
 
 		*isnull = row->nulls[slot->row.column];
 		*v = row->values[slot->row.column];
@@ -529,7 +538,7 @@ bool
 define_callback(void *arg, int var, int64_t row, const MrPath *path)
 {
 	MrRuntime  *rt = (MrRuntime *) arg;
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	MrLowered  *lw = q->defines[var];
 	DefineView	dv;
 	bool		result = true;
@@ -538,19 +547,9 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 
 	if (lw == NULL && q->within == NULL)
 		return true;
-	if (cacheable)
-	{
-		if (unlikely(rt->cache_match_number != rt->match_number))
-		{
-			/* MATCH_NUMBER() has another value now */
-			for (int v = 0; v < q->clause->nvars; v++)
-				rt->cache_row[v] = -1;
-			rt->cache_match_number = rt->match_number;
-		}
-		if (rt->cache_row[var] == row &&
-			(!rt->cache_by_start[var] || rt->cache_start[var] == path->start))
-			return rt->cache_val[var];
-	}
+	if (cacheable && rt->cache_row[var] == row &&
+		(!rt->cache_by_start[var] || rt->cache_start[var] == path->start))
+		return rt->cache_val[var];
 
 	dv.path = path;
 	dv.row = row;
@@ -587,6 +586,19 @@ define_callback(void *arg, int var, int64_t row, const MrPath *path)
 		rt->cache_val[var] = result;
 	}
 	return result;
+}
+
+/*
+ * Forget every cached DEFINE result: MATCH_NUMBER() has another value now,
+ * or the cache is to serve another partition.
+ */
+void
+cache_forget(MrRuntime *rt)
+{
+	int			v;
+
+	for (v = 0; v < rt->q->clause->nvars; v++)
+		rt->cache_row[v] = -1;
 }
 
 /* ---------- MEASURES ---------- */
@@ -668,14 +680,14 @@ measures_at_last_rows(MrRuntime *rt, int64 start, int64 end)
 	int			i;
 
 	for (i = 0; i < rt->q->clause->nmeasures; i++)
-		measure_at_last_row(rt, i, start, end, &rt->measure_values[i], &rt->measure_nulls[i]);
+		measure_at_last_row(rt, rt->cur, i, start, end, &rt->measure_values[i], &rt->measure_nulls[i]);
 }
 
 /* evaluate every measure at mv into rt->measure_values */
 void
 eval_measures(MrRuntime *rt, const MatchView *mv)
 {
-	MrQuery    *q = rt->q;
+	const MrBoundQuery *q = rt->q;
 	int			i,
 				k;
 
@@ -697,9 +709,9 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 
 			if (r >= 0)
 				r += rt->measure_offset[i];
-			if (r >= 0 && row_known(rt, r))
+			if (r >= 0 && row_known(rt->cur, r))
 			{
-				MrRow	   *row = row_at(rt, r);
+				MrRow	   *row = row_at(rt->cur, r);
 
 				rt->measure_values[i] = row->values[rt->measure_column[i]];
 				rt->measure_nulls[i] = row->nulls[rt->measure_column[i]];
@@ -725,7 +737,7 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 			bool		n = true;
 
 			measure_slot_value(rt, mv, lw->slots[k], &v, &n);
-			set_param(lw, k, v, n);
+			set_param(rt, lw, k, v, n);
 		}
 		rt->measure_values[i] = eval_lowered(rt, lw, &rt->measure_nulls[i]);
 	}
@@ -735,20 +747,19 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 void
 advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final)
 {
-	MrQuery    *q = rt->q;
-	int			s;
+	const MrBoundQuery *q = rt->q;
+	int			k;
 	int			label;
 
 	if (!rt->has_aggs)
 		return;
 	label = match_label(m, pos);
-	for (s = 0; s < q->nslots; s++)
+	for (k = 0; k < rt->nagg_slots; k++)
 	{
+		int			s = rt->agg_slots[k];
 		MrSlot	   *slot = &q->slots[s];
 
-		if (slot->kind != MR_SLOT_AGG || slot->final != final)
-			continue;
-		if (in_set(&slot->set, label))
+		if (slot->final == final && in_set(&slot->set, label))
 			agg_advance_row(rt, s, pos, label, m->number);
 	}
 }
@@ -756,11 +767,12 @@ advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final)
 void
 restart_aggs(MrRuntime *rt)
 {
-	int			s;
+	int			k;
 
-	if (!rt->has_aggs)
-		return;
-	for (s = 0; s < rt->q->nslots; s++)
-		if (rt->q->slots[s].kind == MR_SLOT_AGG)
-			mr_agg_restart(rt->q->slots[s].agg, agg_state(rt, s));
+	for (k = 0; k < rt->nagg_slots; k++)
+	{
+		int			s = rt->agg_slots[k];
+
+		mr_agg_restart(rt->q->slots[s].agg, agg_state(rt, s));
+	}
 }

@@ -1,5 +1,5 @@
 /*-------------------------------------------------------------------------
- * mr_sql.c
+ * mr_rewrite_sql.c
  *	  The statement rewriter: match_recognize_sql(text) and
  *	  match_recognize_create_view(name, query).
  *
@@ -71,7 +71,6 @@
 #include "match_recognize.h"
 #include "mr_api.h"
 #include "mr_rewrite.h"
-#include "mr_scan.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_sql);
 PG_FUNCTION_INFO_V1(match_recognize_create_view);
@@ -346,6 +345,131 @@ mr_coldef_names(TupleDesc td)
 }
 
 /*
+ * Bind occurrence i's item, whose text is from_item.  An item as written
+ * is bound in place, with everything before the input blanked out, one
+ * space per character, so that error positions match the argument.
+ */
+static MrBoundQuery *
+mr_bind_occurrence(MrRewriter *rw, int i, const char *from_item, bool as_written)
+{
+	const MrOccurrence *o = &rw->occ[i];
+	MrBindOptions opts;
+	MrBoundQuery *q;
+
+	memset(&opts, 0, sizeof(opts));
+	if (rw->bound)
+		opts.params_refused = "A view cannot have parameters.";
+	else
+		opts.deduce_params = true;
+	if (as_written && rw->origin.base >= 0)
+	{
+		int			nblank = pg_mbstrlen_with_len(rw->sql, o->input.start);
+		StringInfoData ctext;
+
+		initStringInfo(&ctext);
+		appendStringInfoSpaces(&ctext, nblank);
+		appendBinaryStringInfo(&ctext, rw->sql + o->input.start,
+							   o->clause.end - o->input.start);
+		q = mr_query_bind(ctext.data, ctext.len, &rw->origin, &opts);
+		pfree(ctext.data);
+	}
+	else
+	{
+		MrTextOrigin unknown;
+
+		unknown.base = -1;
+		q = mr_query_bind(from_item, (int) strlen(from_item), &unknown, &opts);
+	}
+	return q;
+}
+
+/*
+ * The result columns' final names: the alias column list's, then the
+ * query's.  *wrap is set when one differs from the column definition
+ * list's name (coldef), so that a subquery must give it.
+ */
+static char **
+mr_result_names(MrRewriter *rw, const MrOccurrence *o, TupleDesc td, char **coldef,
+				bool *wrap)
+{
+	int			natts = td->natts;
+	char	  **names;
+	int			col;
+
+	if (natts == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("MATCH_RECOGNIZE without result columns cannot be rewritten"),
+				 errdetail("A column definition list cannot be empty."),
+				 errhint("Add MEASURES, PARTITION BY or ALL ROWS PER MATCH."),
+				 mr_rewrite_errposition(rw, o->clause.start)));
+	if (o->nalias_colnames > natts)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
+				 errmsg("table \"%s\" has %d columns available but %d columns specified",
+						pnstrdup(rw->sql + o->alias.start, o->alias.end - o->alias.start),
+						natts, o->nalias_colnames),
+				 mr_rewrite_errposition(rw, o->alias_cols.start)));
+	names = palloc(sizeof(char *) * natts);
+	*wrap = false;
+	for (col = 0; col < natts; col++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (col < o->nalias_colnames)
+		{
+			MrSpan		sp = o->alias_colnames[col];
+			char	   *raw = pnstrdup(rw->sql + sp.start, sp.end - sp.start);
+			List	   *parts = NIL;
+
+			/* one identifier as written: fold or dequote it */
+			if (!SplitIdentifierString(raw, '.', &parts) || list_length(parts) != 1)
+				names[col] = raw;
+			else
+				names[col] = pstrdup(linitial(parts));
+		}
+		else
+			names[col] = NameStr(TupleDescAttr(td, col)->attname);
+		if (strcmp(names[col], coldef[col]) != 0)
+			*wrap = true;
+	}
+	return names;
+}
+
+/* the call: match_recognize(...) with its parameters, or match_recognize_bound() */
+static void
+mr_append_call(StringInfo buf, MrRewriter *rw, const char *from_item,
+			   int nparams, const Oid *ptypes)
+{
+	char	   *tag = mr_dollar_tag(from_item);
+
+	if (rw->bound)
+	{
+		appendStringInfo(buf, "%s.match_recognize_bound(%s%s%s, VARIADIC ARRAY[]::pg_catalog.bool[])",
+						 rw->schema, tag, from_item, tag);
+		return;
+	}
+	appendStringInfo(buf, "%s.match_recognize(%s%s%s", rw->schema, tag, from_item, tag);
+	for (int k = 0; k < nparams; k++)
+	{
+		if (OidIsValid(ptypes[k]) && ptypes[k] != UNKNOWNOID)
+			appendStringInfo(buf, ", $%d::%s", k + 1, format_type_be(ptypes[k]));
+		else
+			appendStringInfo(buf, ", $%d", k + 1);
+	}
+	appendStringInfoChar(buf, ')');
+}
+
+/* the alias as written, or ours */
+static void
+mr_append_alias(StringInfo buf, MrRewriter *rw, const MrOccurrence *o)
+{
+	if (mr_span_is_empty(o->alias))
+		appendStringInfoString(buf, MR_DEFAULT_ALIAS);
+	else
+		mr_append_span(buf, rw, o->alias);
+}
+
+/*
  * Compile occurrence i and build its replacement text (memoized):
  *
  *	 <schema>.match_recognize(<tag>item<tag>[, $1::type, ...]) AS alias(col type, ...)
@@ -365,16 +489,13 @@ mr_replacement(MrRewriter *rw, int i)
 	const MrOccurrence *o = &rw->occ[i];
 	char	   *from_item;
 	bool		as_written;
-	MrQuery    *q;
-	MrBindOptions opts;
+	MrBoundQuery *q;
 	TupleDesc	td;
-	char	   *tag;
 	StringInfoData buf;
 	int			col;
-	int			natts;
 	char	  **names;
 	char	  **coldef;
-	bool		wrap = false;
+	bool		wrap;
 	const Oid  *ptypes;
 	int			nparams;
 
@@ -388,35 +509,7 @@ mr_replacement(MrRewriter *rw, int i)
 	rw->busy[i] = true;
 
 	from_item = mr_build_from_item(rw, i, &as_written);
-
-	memset(&opts, 0, sizeof(opts));
-	if (rw->bound)
-		opts.params_refused = "A view cannot have parameters.";
-	else
-		opts.deduce_params = true;
-	if (as_written && rw->origin.base >= 0)
-	{
-		/*
-		 * Compile the item in place: blank out everything before the input,
-		 * one space per character, so that positions match the argument.
-		 */
-		int			nblank = pg_mbstrlen_with_len(rw->sql, o->input.start);
-		StringInfoData ctext;
-
-		initStringInfo(&ctext);
-		appendStringInfoSpaces(&ctext, nblank);
-		appendBinaryStringInfo(&ctext, rw->sql + o->input.start,
-							   o->clause.end - o->input.start);
-		q = mr_query_bind(ctext.data, ctext.len, &rw->origin, &opts);
-		pfree(ctext.data);
-	}
-	else
-	{
-		MrTextOrigin unknown;
-
-		unknown.base = -1;
-		q = mr_query_bind(from_item, (int) strlen(from_item), &unknown, &opts);
-	}
+	q = mr_bind_occurrence(rw, i, from_item, as_written);
 	td = mr_query_result_desc(q);
 	nparams = mr_query_params(q, &ptypes);
 	if (rw->bound)
@@ -424,55 +517,14 @@ mr_replacement(MrRewriter *rw, int i)
 		rw->from_item[i] = from_item;
 		rw->analyses[i] = mr_query_analyses(q);
 	}
-
-	natts = td->natts;
-	if (natts == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("MATCH_RECOGNIZE without result columns cannot be rewritten"),
-				 errdetail("A column definition list cannot be empty."),
-				 errhint("Add MEASURES, PARTITION BY or ALL ROWS PER MATCH."),
-				 mr_rewrite_errposition(rw, o->clause.start)));
-	if (o->nalias_colnames > natts)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_COLUMN_REFERENCE),
-				 errmsg("table \"%s\" has %d columns available but %d columns specified",
-						pnstrdup(rw->sql + o->alias.start, o->alias.end - o->alias.start),
-						natts, o->nalias_colnames),
-				 mr_rewrite_errposition(rw, o->alias_cols.start)));
-
-	/* the result columns' final names: the alias column list's, then the query's */
-	names = palloc(sizeof(char *) * natts);
 	coldef = mr_coldef_names(td);
-	for (col = 0; col < natts; col++)
-	{
-		Form_pg_attribute attr = TupleDescAttr(td, col);
+	names = mr_result_names(rw, o, td, coldef, &wrap);
 
-		CHECK_FOR_INTERRUPTS();
-		if (col < o->nalias_colnames)
-		{
-			MrSpan		sp = o->alias_colnames[col];
-			char	   *raw = pnstrdup(rw->sql + sp.start, sp.end - sp.start);
-			List	   *parts = NIL;
-
-			/* one identifier as written: fold or dequote it */
-			if (!SplitIdentifierString(raw, '.', &parts) || list_length(parts) != 1)
-				names[col] = raw;
-			else
-				names[col] = pstrdup(linitial(parts));
-		}
-		else
-			names[col] = NameStr(attr->attname);
-		if (strcmp(names[col], coldef[col]) != 0)
-			wrap = true;
-	}
-
-	tag = mr_dollar_tag(from_item);
 	initStringInfo(&buf);
 	if (wrap)
 	{
 		appendStringInfoString(&buf, "(SELECT ");
-		for (col = 0; col < natts; col++)
+		for (col = 0; col < td->natts; col++)
 		{
 			appendStringInfoString(&buf, col > 0 ? ", " : "");
 			appendStringInfoString(&buf, quote_identifier(coldef[col]));
@@ -481,29 +533,14 @@ mr_replacement(MrRewriter *rw, int i)
 		}
 		appendStringInfoString(&buf, " FROM ");
 	}
-	if (rw->bound)
-		appendStringInfo(&buf, "%s.match_recognize_bound(%s%s%s, VARIADIC ARRAY[]::pg_catalog.bool[]) AS ",
-						 rw->schema, tag, from_item, tag);
-	else
-	{
-		appendStringInfo(&buf, "%s.match_recognize(%s%s%s", rw->schema, tag, from_item, tag);
-		for (int k = 0; k < nparams; k++)
-		{
-			if (OidIsValid(ptypes[k]) && ptypes[k] != UNKNOWNOID)
-				appendStringInfo(&buf, ", $%d::%s", k + 1, format_type_be(ptypes[k]));
-			else
-				appendStringInfo(&buf, ", $%d", k + 1);
-		}
-		appendStringInfoString(&buf, ") AS ");
-	}
+	mr_append_call(&buf, rw, from_item, nparams, ptypes);
+	appendStringInfoString(&buf, " AS ");
 	if (wrap)
 		appendStringInfoString(&buf, "mr_r");
-	else if (mr_span_is_empty(o->alias))
-		appendStringInfoString(&buf, MR_DEFAULT_ALIAS);
 	else
-		mr_append_span(&buf, rw, o->alias);
+		mr_append_alias(&buf, rw, o);
 	appendStringInfoChar(&buf, '(');
-	for (col = 0; col < natts; col++)
+	for (col = 0; col < td->natts; col++)
 	{
 		Form_pg_attribute attr = TupleDescAttr(td, col);
 
@@ -518,10 +555,7 @@ mr_replacement(MrRewriter *rw, int i)
 	if (wrap)
 	{
 		appendStringInfoString(&buf, ") AS ");
-		if (mr_span_is_empty(o->alias))
-			appendStringInfoString(&buf, MR_DEFAULT_ALIAS);
-		else
-			mr_append_span(&buf, rw, o->alias);
+		mr_append_alias(&buf, rw, o);
 	}
 
 	rw->busy[i] = false;
@@ -595,7 +629,7 @@ mr_encode_slots_mutator(Node *node, void *context)
 		return NULL;
 	check_stack_depth();
 	/* a bound call nested in a part has its own parts, already encoded */
-	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == mr_bound_function_oid())
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == mr_functions()->bound)
 		return copyObject(node);
 	if (IsA(node, Param) && ((Param *) node)->paramkind == PARAM_EXTERN)
 	{
@@ -606,7 +640,7 @@ mr_encode_slots_mutator(Node *node, void *context)
 		FuncExpr   *f;
 
 		get_typlenbyval(p->paramtype, &typlen, &byval);
-		f = makeFuncExpr(mr_slot_function_oid(), p->paramtype,
+		f = makeFuncExpr(mr_functions()->slot, p->paramtype,
 						 list_make2(makeConst(INT4OID, -1, InvalidOid, sizeof(int32),
 											  Int32GetDatum(p->paramid), false, true),
 									makeConst(p->paramtype, p->paramtypmod, coll, typlen,
@@ -663,7 +697,7 @@ mr_inject_walker(Node *node, InjectCtx *cx)
 			int			i;
 
 			/* the placeholder's parts: ARRAY[]::boolean[] */
-			if (!IsA(f, FuncExpr) || f->funcid != mr_bound_function_oid() ||
+			if (!IsA(f, FuncExpr) || f->funcid != mr_functions()->bound ||
 				list_length(f->args) != 2 || !IsA(linitial(f->args), Const) ||
 				!IsA(lsecond(f->args), ArrayExpr) ||
 				((ArrayExpr *) lsecond(f->args))->elements != NIL)

@@ -34,6 +34,7 @@
 #include "utils/memutils.h"
 
 #include "match_recognize.h"
+#include "mr_sql.h"
 
 #define MR_HINT_MAX_TAG 64
 
@@ -64,7 +65,8 @@ typedef enum HintTok
 	HT_OTHER,					/* anything else */
 	HT_MR,						/* an unquoted MATCH_RECOGNIZE */
 	HT_OPEN,					/* ( */
-	HT_CLOSE					/* ) */
+	HT_CLOSE,					/* ) */
+	HT_END						/* the end, or an unterminated literal or comment */
 } HintTok;
 
 /* a word's kind: MATCH_RECOGNIZE, a possible table or alias, or other */
@@ -87,6 +89,155 @@ word_kind(const char *w, int len)
 	return HT_TABLE;
 }
 
+/* past white space and comments; false inside an unterminated comment */
+static bool
+skip_blanks(const char *text, int len, int *pp)
+{
+	int			p = *pp;
+
+	while (p < len)
+	{
+		unsigned char c = (unsigned char) text[p];
+
+		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
+			p++;
+		else if (c == '-' && p + 1 < len && text[p + 1] == '-')
+		{
+			while (p < len && text[p] != '\n')
+				p++;
+		}
+		else if (c == '/' && p + 1 < len && text[p + 1] == '*')
+		{
+			int			nest = 1;
+
+			p += 2;
+			while (nest > 0)
+			{
+				if (p + 1 >= len)
+					return false;
+				if (text[p] == '/' && text[p + 1] == '*')
+					nest++, p += 2;
+				else if (text[p] == '*' && text[p + 1] == '/')
+					nest--, p += 2;
+				else
+					p++;
+			}
+		}
+		else
+			break;
+	}
+	*pp = p;
+	return true;
+}
+
+/*
+ * Past a quoted item at p (a quote character), its quote doubled inside
+ * and, with backslash, escaped by a backslash; -1 when it does not end.
+ */
+static int
+skip_quoted(const char *text, int len, int p, char quote, bool backslash)
+{
+	p++;
+	for (;;)
+	{
+		if (p >= len)
+			return -1;
+		if (backslash && text[p] == '\\')
+			p += 2;
+		else if (text[p] == quote && p + 1 < len && text[p + 1] == quote)
+			p += 2;
+		else if (text[p] == quote)
+			return p + 1;
+		else
+			p++;
+	}
+}
+
+/*
+ * At a '$' that does not start a parameter: past a $tag$ ... $tag$ string
+ * (the tag possibly empty), or the '$' alone when it starts none; -1 when
+ * the string does not end or its tag is too long to search for.
+ */
+static int
+skip_dollar(const char *text, int len, int p)
+{
+	int			start = p;
+	int			t = p + 1;
+	int			taglen;
+
+	while (t < len && text[t] != '$' && ident_char((unsigned char) text[t]))
+		t++;
+	if (t >= len || text[t] != '$' ||
+		(t > p + 1 && !ident_start((unsigned char) text[p + 1])))
+		return p + 1;
+	taglen = t + 1 - p;
+	if (taglen > MR_HINT_MAX_TAG)
+		return -1;
+	p = t + 1;
+	for (;;)
+	{
+		if (p + taglen > len)
+			return -1;
+		if (text[p] == '$' && memcmp(text + p, text + start, taglen) == 0)
+			return p + taglen;
+		p++;
+	}
+}
+
+/*
+ * The token at *pp, after white space and comments, and *pp past it (its
+ * start in *start); prev is the token before it.
+ */
+static HintTok
+next_token(const char *text, int len, int *pp, int *start, HintTok prev)
+{
+	int			p = *pp;
+	unsigned char c;
+	HintTok		tok = HT_OTHER;
+
+	if (!skip_blanks(text, len, &p) || p >= len)
+		return HT_END;
+	*start = p;
+	c = (unsigned char) text[p];
+	if (c == '\'')
+	{
+		/* E'...' (the E just read as a word) or not standard conforming */
+		bool		backslash = !standard_conforming_strings ||
+			(prev == HT_TABLE && p > 0 &&
+			 (text[p - 1] == 'e' || text[p - 1] == 'E') &&
+			 (p == 1 || !ident_char((unsigned char) text[p - 2])));
+
+		p = skip_quoted(text, len, p, '\'', backslash);
+	}
+	else if (c == '"')
+	{
+		p = skip_quoted(text, len, p, '"', false);
+		tok = HT_TABLE;
+	}
+	else if (c == '$' && p + 1 < len && !(text[p + 1] >= '0' && text[p + 1] <= '9'))
+		p = skip_dollar(text, len, p);
+	else if (ident_start(c))
+	{
+		while (p < len && ident_char((unsigned char) text[p]))
+			p++;
+		tok = word_kind(text + *start, p - *start);
+	}
+	else if (c >= '0' && c <= '9')
+	{
+		while (p < len && (ident_char((unsigned char) text[p]) || text[p] == '.'))
+			p++;
+	}
+	else
+	{
+		p++;
+		tok = c == '(' ? HT_OPEN : c == ')' ? HT_CLOSE : HT_OTHER;
+	}
+	if (p < 0)
+		return HT_END;
+	*pp = p;
+	return tok;
+}
+
 /*
  * Does text use MATCH_RECOGNIZE as a keyword where the error at byte
  * offset errpos is (see the file's comment)?  An unterminated literal or
@@ -103,142 +254,13 @@ uses_match_recognize_at(const char *text, int len, int errpos)
 	int			depth = 0;		/* parentheses open */
 	int			mr_depth = -1;	/* the depth of the keyword's "(", or -1 */
 
-	while (p < len)
+	for (;;)
 	{
-		unsigned char c = (unsigned char) text[p];
-		HintTok		tok;
 		int			start = p;
+		HintTok		tok = next_token(text, len, &p, &start, prev);
 
-		if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v')
-		{
-			p++;
-			continue;
-		}
-		if (c == '-' && p + 1 < len && text[p + 1] == '-')
-		{
-			while (p < len && text[p] != '\n')
-				p++;
-			continue;
-		}
-		if (c == '/' && p + 1 < len && text[p + 1] == '*')
-		{
-			int			nest = 1;
-
-			p += 2;
-			while (nest > 0)
-			{
-				if (p + 1 >= len)
-					goto done;
-				if (text[p] == '/' && text[p + 1] == '*')
-					nest++, p += 2;
-				else if (text[p] == '*' && text[p + 1] == '/')
-					nest--, p += 2;
-				else
-					p++;
-			}
-			continue;
-		}
-		if (c == '\'')
-		{
-			/* E'...' (the E just read as a word) or not standard conforming */
-			bool		backslash = !standard_conforming_strings ||
-				(prev == HT_TABLE && start > 0 &&
-				 (text[start - 1] == 'e' || text[start - 1] == 'E') &&
-				 (start == 1 || !ident_char((unsigned char) text[start - 2])));
-
-			p++;
-			for (;;)
-			{
-				if (p >= len)
-					goto done;
-				if (backslash && text[p] == '\\')
-					p += 2;
-				else if (text[p] == '\'' && p + 1 < len && text[p + 1] == '\'')
-					p += 2;
-				else if (text[p] == '\'')
-					break;
-				else
-					p++;
-			}
-			p++;
-			tok = HT_OTHER;
-		}
-		else if (c == '"')
-		{
-			p++;
-			for (;;)
-			{
-				if (p >= len)
-					goto done;
-				if (text[p] == '"' && p + 1 < len && text[p + 1] == '"')
-					p += 2;
-				else if (text[p] == '"')
-					break;
-				else
-					p++;
-			}
-			p++;
-			tok = HT_TABLE;
-		}
-		else if (c == '$' && p + 1 < len && !(text[p + 1] >= '0' && text[p + 1] <= '9'))
-		{
-			/* $tag$ ... $tag$, the tag possibly empty */
-			int			t = p + 1;
-			int			taglen;
-
-			while (t < len && text[t] != '$' && ident_char((unsigned char) text[t]))
-				t++;
-			if (t >= len || text[t] != '$' ||
-				(t > p + 1 && !ident_start((unsigned char) text[p + 1])))
-			{
-				p++;
-				tok = HT_OTHER;
-			}
-			else
-			{
-				taglen = t + 1 - p;
-				if (taglen > MR_HINT_MAX_TAG)
-					goto done;
-				p = t + 1;
-				for (;;)
-				{
-					if (p + taglen > len)
-						goto done;
-					if (text[p] == '$' && memcmp(text + p, text + start, taglen) == 0)
-						break;
-					p++;
-				}
-				p += taglen;
-				tok = HT_OTHER;
-			}
-		}
-		else if (ident_start(c))
-		{
-			while (p < len && ident_char((unsigned char) text[p]))
-				p++;
-			tok = word_kind(text + start, p - start);
-		}
-		else if (c >= '0' && c <= '9')
-		{
-			while (p < len && (ident_char((unsigned char) text[p]) || text[p] == '.'))
-				p++;
-			tok = HT_OTHER;
-		}
-		else if (c == '(')
-		{
-			p++;
-			tok = HT_OPEN;
-		}
-		else if (c == ')')
-		{
-			p++;
-			tok = HT_CLOSE;
-		}
-		else
-		{
-			p++;
-			tok = HT_OTHER;
-		}
+		if (tok == HT_END)
+			break;
 
 		/*
 		 * A candidate keyword becomes the keyword when "(" follows it; the
@@ -267,7 +289,6 @@ uses_match_recognize_at(const char *text, int len, int errpos)
 		cand = (tok == HT_MR && (prev == HT_TABLE || prev == HT_CLOSE)) ? start : -1;
 		prev = tok;
 	}
-done:
 	/* the keyword's parentheses run to the end: an error there is in them */
 	return mr_depth >= 0 && errpos >= mr_start;
 }

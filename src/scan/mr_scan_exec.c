@@ -4,7 +4,7 @@
  *
  * The node pulls rows from its input (the subplan named by plan_id, whose
  * PlanState the executor created with the other subplans), pushes each into
- * the runtime (mr_exec.c) and returns the rows the runtime emits, one at a
+ * the runtime (mr_runtime.c) and returns the rows the runtime emits, one at a
  * time, from a small queue.  Nothing is materialized beyond the runtime's
  * retained-row window and the rows emitted for one input row, so LIMIT
  * stops reading input as soon as it has its rows.
@@ -17,9 +17,9 @@
  * input plan's), so a plan that no longer fits is an error, never a crash.
  *
  * Memory:
- *  - qcxt: the compiled clause (per execution: its expression states belong
- *    to this executor run);
- *  - rtcxt: the runtime; reset and rebuilt on rescan;
+ *  - qcxt: the bound clause, replayed for this executor run;
+ *  - rtcxt: the runtime (with the expressions' executor state); reset and
+ *    rebuilt on rescan;
  *  - outcxt: the queued output rows; reset before the next input row is
  *    pushed, i.e. once every queued row has been returned (the row last
  *    returned stays valid until the next call, as the executor requires).
@@ -37,7 +37,7 @@
 #include "utils/memutils.h"
 
 #include "match_recognize.h"
-#include "mr_exec.h"
+#include "mr_runtime.h"
 #include "mr_scan.h"
 
 typedef struct MrQueuedRow
@@ -63,7 +63,7 @@ typedef struct MrScanState
 	MemoryContext qcxt;
 	MemoryContext rtcxt;
 	MemoryContext outcxt;
-	MrQuery    *q;
+	MrBoundQuery *q;
 	MrRuntime  *rt;
 	bool		input_done;
 
@@ -206,7 +206,7 @@ mr_scan_start_runtime(MrScanState *st)
  * the statement parameters (evaluated here: the planner only admits
  * arguments that can be).
  */
-static MrQuery *
+static MrBoundQuery *
 mr_scan_replay(MrScanState *st, EState *estate)
 {
 	int			n = list_length(st->params);
@@ -239,22 +239,23 @@ mr_scan_replay(MrScanState *st, EState *estate)
 
 /* the input plan must produce the row the replayed clause reads */
 static void
-mr_check_input_desc(MrQuery *q, TupleDesc input)
+mr_check_input_desc(const MrBoundQuery *q, TupleDesc input)
 {
+	TupleDesc	reads = mr_query_input_desc(q);
 	int			i;
 
-	if (input->natts != q->natts)
+	if (input->natts != reads->natts)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("the input plan of MATCH_RECOGNIZE returns %d columns, but the query reads %d",
-						input->natts, q->natts)));
-	for (i = 0; i < q->natts; i++)
-		if (TupleDescAttr(input, i)->atttypid != TupleDescAttr(q->input_desc, i)->atttypid)
+						input->natts, reads->natts)));
+	for (i = 0; i < reads->natts; i++)
+		if (TupleDescAttr(input, i)->atttypid != TupleDescAttr(reads, i)->atttypid)
 			ereport(ERROR,
 					(errcode(ERRCODE_DATATYPE_MISMATCH),
 					 errmsg("the input plan of MATCH_RECOGNIZE returns column %d as type %s, but the query reads type %s",
 							i + 1, format_type_be(TupleDescAttr(input, i)->atttypid),
-							format_type_be(TupleDescAttr(q->input_desc, i)->atttypid))));
+							format_type_be(TupleDescAttr(reads, i)->atttypid))));
 }
 
 static void
@@ -458,9 +459,9 @@ mr_scan_rescan(CustomScanState *node)
 /* ---------- EXPLAIN ---------- */
 
 static char *
-span_text(MrQuery *q, MrSpan span)
+span_text(const MrBoundQuery *q, MrSpan span)
 {
-	return pnstrdup(q->text + span.start, span.end - span.start);
+	return pnstrdup(mr_query_text(q) + span.start, span.end - span.start);
 }
 
 static const char *
@@ -481,7 +482,7 @@ rows_per_match_text(MrRowsPerMatch r)
 }
 
 static char *
-skip_text(MrClause *c)
+skip_text(const MrClause *c)
 {
 	switch (c->skip)
 	{
@@ -501,8 +502,8 @@ static void
 mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	MrScanState *st = (MrScanState *) node;
-	MrQuery    *q = st->q;
-	MrClause   *c = q->clause;
+	MrBoundQuery *q = st->q;
+	const MrClause *c = mr_query_clause(q);
 	List	   *items;
 	int			i;
 

@@ -49,10 +49,10 @@
 #ifndef MR_SCAN_H
 #define MR_SCAN_H
 
-#include "postgres.h"
-
 #include "nodes/extensible.h"
 #include "nodes/pathnodes.h"
+
+#include "match_recognize.h"
 
 #define MR_SCAN_NAME "MatchRecognize"
 
@@ -80,15 +80,8 @@ typedef struct MrScanPath
 	List	   *params;			/* statement parameters' argument expressions */
 } MrScanPath;
 
-/* GUC match_recognize.enable_custom_scan (mr_scan_path.c) */
-extern bool mr_enable_custom_scan;
-extern bool mr_enable_dfa;
-
 /* mr_scan_path.c */
 extern void mr_scan_init(void);
-/* OIDs of match_recognize_bound() and match_recognize_slot() (mr_sql.c) */
-extern Oid	mr_bound_function_oid(void);
-extern Oid	mr_slot_function_oid(void);
 
 /* mr_scan_plan.c */
 extern const CustomPathMethods mr_scan_path_methods;

@@ -1,0 +1,280 @@
+/*-------------------------------------------------------------------------
+ * mr_settle.c
+ *	  Settling a decided match: the unmatched rows before it (WITH
+ *	  UNMATCHED ROWS), its output rows with their MEASURES, and where the
+ *	  search resumes (AFTER MATCH SKIP).
+ *
+ * Both drivers settle their matches here: the general one (drive_matcher(),
+ * mr_runtime.c) and the automaton lane (mr_dfa_lane.c), whose lean path for
+ * the usual ONE ROW PER MATCH query builds its row itself but resumes by
+ * the same skip_position().  So the lanes share what a match outputs and
+ * neither calls the other.
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "mr_runtime_int.h"
+
+/* ---------- output rows ---------- */
+
+static void
+emit_row(MrRuntime *rt, MrPartState *ps, int64 pos, bool with_measures, const MrMatch *m)
+{
+	const MrBoundQuery *q = rt->q;
+	MrEmitInfo	info;
+	MrRow	   *row = row_known(ps, pos) ? row_at(ps, pos) : NULL;
+	int			i;
+
+	for (i = 0; i < q->noutcols; i++)
+	{
+		MrOutputColumn *oc = &q->outcols[i];
+
+		if (oc->input_column >= 0)
+		{
+			if (row)
+			{
+				rt->out_values[i] = row->values[oc->input_column];
+				rt->out_nulls[i] = row->nulls[oc->input_column];
+			}
+			else if (rt->outcol_part[i] >= 0)
+			{
+				/* ONE ROW PER MATCH: partition columns */
+				rt->out_values[i] = ps->part_values[rt->outcol_part[i]];
+				rt->out_nulls[i] = ps->part_nulls[rt->outcol_part[i]];
+			}
+			else
+			{
+				rt->out_values[i] = (Datum) 0;
+				rt->out_nulls[i] = true;
+			}
+		}
+		else if (with_measures)
+		{
+			rt->out_values[i] = rt->measure_values[oc->measure];
+			rt->out_nulls[i] = rt->measure_nulls[oc->measure];
+		}
+		else
+		{
+			rt->out_values[i] = (Datum) 0;
+			rt->out_nulls[i] = true;
+		}
+	}
+	info.match_number = m ? m->number : -1;
+	info.match_start = m ? m->start : -1;
+	info.match_end = m ? m->end : -1;
+	info.row = pos;
+	info.run_arg = ps->run_arg;
+	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls, &info);
+	rt->stats.rows_out++;
+}
+
+void
+emit_unmatched_upto(MrRuntime *rt, MrPartState *ps, int64 upto)
+{
+	if (rt->q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
+	{
+		int64		r;
+
+		for (r = Max(ps->unmatched_from, ps->covered_upto); r < upto; r++)
+		{
+			emit_row(rt, ps, r, false, NULL);
+			MemoryContextReset(rt->evalcxt);
+		}
+	}
+	if (upto > ps->unmatched_from)
+		ps->unmatched_from = upto;
+}
+
+static void
+emit_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
+{
+	MrClause   *c = rt->q->clause;
+	MatchView	mv;
+	MemoryContext old;
+	int64		r;
+
+	mv.m = m;
+	if (rt->has_aggs)
+		restart_aggs(rt);
+	old = MemoryContextSwitchTo(rt->evalcxt);
+
+	if (c->rows_per_match == MR_ONE_ROW)
+	{
+		if (rt->has_aggs)
+			for (r = m->start; r < m->end; r++)
+			{
+				advance_match_aggs(rt, m, r, false);
+				advance_match_aggs(rt, m, r, true);
+			}
+		mv.current = m->end - 1;
+		mv.vend = m->end;
+		if (rt->any_measure_last && rt->last_rows_ready)
+			rt->last_rows_known = true;
+		else if (rt->any_measure_last)
+		{
+			/* one walk back over the match serves every LAST(v.col) */
+			int			nvars = rt->q->clause->nvars,
+						left = nvars;
+
+			for (r = 0; r < nvars; r++)
+				rt->last_row_of[r] = -1;
+			for (r = m->end - 1; r >= m->start && left > 0; r--)
+			{
+				int			v = m->vars[r - m->start];
+
+				if (v >= 0 && rt->last_row_of[v] < 0)
+				{
+					rt->last_row_of[v] = r;
+					left--;
+				}
+			}
+			rt->last_rows_known = true;
+		}
+		eval_measures(rt, &mv);
+		rt->last_rows_known = false;
+		emit_row(rt, ps, -1, true, m);
+	}
+	else if (m->end == m->start)
+	{
+		if (c->rows_per_match != MR_ALL_ROWS_OMIT_EMPTY)
+		{
+			mv.current = m->start;
+			mv.vend = m->start;
+			eval_measures(rt, &mv);
+			emit_row(rt, ps, m->start, true, m);
+		}
+	}
+	else
+	{
+		for (r = m->start; r < m->end; r++)
+			advance_match_aggs(rt, m, r, true);
+		for (r = m->start; r < m->end; r++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			advance_match_aggs(rt, m, r, false);
+			if (m->excluded[r - m->start])
+				continue;
+			mv.current = r;
+			mv.vend = r + 1;
+			eval_measures(rt, &mv);
+			emit_row(rt, ps, r, true, m);
+			MemoryContextReset(rt->evalcxt);
+		}
+	}
+	MemoryContextSwitchTo(old);
+	if (!rt->evalcxt->isReset || rt->evalcxt->firstchild != NULL)
+		MemoryContextReset(rt->evalcxt);
+	rt->stats.matches++;
+}
+
+/* ---------- AFTER MATCH SKIP ---------- */
+
+int64
+skip_position(MrRuntime *rt, MrMatch *m)
+{
+	MrClause   *c = rt->q->clause;
+	int64		r,
+				found = -1;
+
+	if (m->end == m->start)
+		return m->start + 1;
+	switch (c->skip)
+	{
+		case MR_SKIP_PAST_LAST_ROW:
+			return m->end;
+		case MR_SKIP_TO_NEXT_ROW:
+			return m->start + 1;
+		case MR_SKIP_TO_FIRST:
+		case MR_SKIP_TO_LAST:
+			break;
+	}
+	if (c->skip == MR_SKIP_TO_FIRST)
+	{
+		for (r = m->start; r < m->end; r++)
+			if (rt->skip_member[m->vars[r - m->start]])
+			{
+				found = r;
+				break;
+			}
+	}
+	else if (rt->last_rows_ready)
+	{
+		int			k;
+
+		for (k = 0; k < rt->nskip_vars; k++)
+			if (rt->last_row_of[rt->skip_vars[k]] > found)
+				found = rt->last_row_of[rt->skip_vars[k]];
+	}
+	else
+	{
+		for (r = m->end - 1; r >= m->start; r--)
+			if (rt->skip_member[m->vars[r - m->start]])
+			{
+				found = r;
+				break;
+			}
+	}
+	if (rt->degrade_skip && (found < 0 || found == m->start))
+	{
+		rt->stats.skip_degraded++;
+		return m->end;
+	}
+	if (found < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("AFTER MATCH SKIP failed: pattern variable \"%s\" is not present in match %lld",
+						c->skip_target.norm, (long long) m->number),
+				 errdetail("AFTER MATCH SKIP TO %s %s needs a row mapped to that variable.",
+						   c->skip == MR_SKIP_TO_FIRST ? "FIRST" : "LAST", c->skip_target.norm)));
+	if (found == m->start)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_EXCEPTION),
+				 errmsg("AFTER MATCH SKIP failed: cannot skip to first row of match %lld",
+						(long long) m->number),
+				 errdetail("Resuming at the first row of the match would find the same match again.")));
+	return found;
+}
+
+/* ---------- errors of the drivers ---------- */
+
+void
+too_many_threads(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("row pattern matching exceeded match_recognize.max_threads (%d)", mr_max_threads),
+			 errdetail("The DEFINE conditions read the running match (other variables' rows, FIRST/LAST with an offset, or aggregates), so candidate paths cannot be merged."),
+			 errhint("Simplify nested quantifiers or alternations, add WITHIN, or raise match_recognize.max_threads.")));
+}
+
+/*
+ * Emit a decided match m of partition ps (its rows up to m->end + max_next
+ * are known) and the unmatched rows before it; returns where the search
+ * resumes.  The caller made ps the partition being driven (rt->cur), which
+ * the MEASURES are evaluated over.
+ */
+int64
+settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
+{
+	int64		skip;
+
+	m->number = ps->match_number + 1;
+	if (rt->q->clause->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
+		emit_unmatched_upto(rt, ps, m->start);
+	else if (m->start > ps->unmatched_from)
+		ps->unmatched_from = m->start;	/* as emit_unmatched_upto() */
+	ps->match_number++;
+	cache_forget(rt);
+	emit_match(rt, ps, m);
+	skip = skip_position(rt, m);
+	if (m->end > ps->covered_upto)
+		ps->covered_upto = m->end;
+	if (m->end == m->start && m->start + 1 > ps->covered_upto)
+		ps->covered_upto = m->start + 1;
+	ps->unmatched_from = skip;
+	rt->last_rows_ready = false;
+	return skip;
+}
