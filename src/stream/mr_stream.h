@@ -28,8 +28,6 @@
 #ifndef MR_STREAM_H
 #define MR_STREAM_H
 
-#include "postgres.h"
-
 #include "access/htup.h"
 #include "access/xlogdefs.h"
 #include "fmgr.h"
@@ -148,7 +146,7 @@ extern PGDLLEXPORT void mr_stream_worker_main(Datum arg);
 
 /* ---------- mr_stream_sql.c ---------- */
 
-extern MrQuery *mr_stream_bind(const char *sql, Oid *source, List *replay);
+extern MrBoundQuery *mr_stream_bind(const char *sql, Oid *source, List *replay);
 extern Query *mr_stream_bind_operator(const char *sql, Oid *types, int ntypes);
 extern OpExpr *mr_stream_operator_of(Query *qry, Oid keytype, Oid righttype,
 									 Node **rhs);

@@ -55,7 +55,7 @@ static char *
 backfill_query(void)
 {
 	MrsStream  *s = MyStream;
-	MrQuery    *q = s->q;
+	const MrClause *clause = mr_query_clause(s->q);
 	StringInfoData b;
 	const char *lead = quote_identifier(NameStr(TupleDescAttr(s->indesc, s->lead)->attname));
 	int			i;
@@ -68,7 +68,7 @@ backfill_query(void)
 						 quote_identifier(NameStr(TupleDescAttr(s->indesc, s->partcols[i])->attname)));
 	for (i = 0; i < s->norder; i++)
 	{
-		MrOrderItem *o = &q->clause->order[i];
+		const MrOrderItem *o = &clause->order[i];
 
 		appendStringInfo(&b, "%s%s%s%s", i ? ", " : "",
 						 quote_identifier(NameStr(TupleDescAttr(s->indesc, s->ordcols[i])->attname)),

@@ -190,22 +190,6 @@ store_row(Relation rel, MrsRow *row)
 	s->rows_stored++;
 }
 
-void
-mrs_queue_delete(MrsRow *row)
-{
-	MrsStream  *s = MyStream;
-
-	if (s->nto_delete == s->to_delete_cap)
-	{
-		s->to_delete_cap = Max(64, s->to_delete_cap * 2);
-		s->to_delete = s->to_delete
-			? repalloc_huge(s->to_delete, sizeof(ItemPointerData) * s->to_delete_cap)
-			: MemoryContextAlloc(s->cxt, sizeof(ItemPointerData) * s->to_delete_cap);
-	}
-	s->to_delete[s->nto_delete++] = row->tid;
-	s->rows_stored--;
-}
-
 /* ---------- when, and spilling ---------- */
 
 bool
@@ -521,14 +505,6 @@ mrs_checkpoint(void)
 	int64		i;
 	MemoryContext old = MemoryContextSwitchTo(s->cyclecxt);
 
-	if (s->active)
-	{
-		/* the active partition's state, without leaving it */
-		MrsPart    *p = s->active;
-
-		mrs_part_deactivate();
-		mrs_part_dirty(p);
-	}
 	rows = mrs_table_open(s->rows_rel);
 	rows_map_init(rows);
 	if (table_moved(rows, &s->rows_filenode))

@@ -1,33 +1,34 @@
 /*-------------------------------------------------------------------------
  * mr_stream_part.c
- *	  The stream worker's partitions: the table of PARTITION BY keys, the
- *	  one runtime (MrRuntime) the worker switches between partitions, the
+ *	  The stream worker's partitions: the table of PARTITION BY keys, their
+ *	  runs on the one runtime (MrRuntime, mr_runtime.h) they share, the
  *	  release of pending rows below the watermark, WITHIN expiry, and the
- *	  emit callback that hands the matches the runtime decides to the output.
+ *	  emit callback that hands the matches a run decides to the output.
  *
- * A partition is small: its key, its number, the runtime's checkpoint
- * (MrRuntimeCheckpoint, what the runtime needs to resume it) and the rows
- * the runtime may still need (retained rows, a ring of row pointers).  The
- * worker has one runtime: running a partition means restoring the runtime
- * from the partition's checkpoint and pushing its retained rows again
- * (part_activate), which rebuilds exactly the state the runtime had when
- * it left the partition (the runtime is deterministic, and a match is
- * emitted as soon as it is decided, so the re-pushed rows decide nothing
- * new); leaving it takes its checkpoint (mrs_part_deactivate).  Release
- * hands rows over grouped by partition, so a partition is entered once per
- * cycle however many rows it gets.  (With a runtime split into a shared
- * query part and a small per-partition run, activation becomes a pointer
- * swap and nothing else changes here.)
+ * A partition is small: its key, its number, its checkpoint
+ * (MrRuntimeCheckpoint, as of its last settle) and the rows its run may
+ * still need (retained rows, a ring of row pointers).  While it has a live
+ * match it also has a partition run (MrPartRun: its matcher and row
+ * window); a run that can be suspended is let go at once (the checkpoint
+ * says where it stands), and at most MRS_LIVE_RUNS runs are kept, the
+ * least recently used one letting go first.  A partition without a run
+ * gets one back from its checkpoint and its retained rows (part_run),
+ * which rebuilds exactly the state the run had (the runtime is
+ * deterministic, and a match is emitted as soon as it is decided, so the
+ * re-pushed rows decide nothing new).  Release hands rows over grouped by
+ * partition, so a partition is visited once per cycle however many rows it
+ * gets.
  *
  * Invariants:
  *	- a partition is numbered once, in arrival order (next_part), and keeps
  *	  its number for the stream's life;
  *	- p->rows holds the partition's rows first .. first + n - 1, in push
  *	  order, which is the order of the full ORDER BY, then seq; first is the
- *	  runtime's keep_from after every settle, so the ring holds exactly the
- *	  rows a checkpoint must give back;
- *	- the active partition's state is in the runtime, every other's in its
- *	  cp; while repushing, an emitted row is an error (it cannot happen);
+ *	  run's keep_from after every settle, so the ring holds exactly the
+ *	  rows a checkpoint must give back, and p->cp is the run's checkpoint;
+ *	- a partition has a run exactly when it is on MyStream->live; while a
+ *	  run is rebuilt (repushing), an emitted row is an error (it cannot
+ *	  happen);
  *	- rows are released strictly below the watermark, all of them, in
  *	  (partition, ORDER BY, seq) order; release order within a partition
  *	  therefore never depends on how changes were cut into cycles;
@@ -46,6 +47,8 @@
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
+
+#define MRS_LIVE_RUNS	1024	/* partitions with a live run, at most */
 
 #include "match_recognize.h"
 #include "mr_stream_worker_int.h"
@@ -112,6 +115,8 @@ mrs_parts_init(void)
 	s->by_id = MemoryContextAllocZero(s->cxt, sizeof(MrsPart *) * s->by_id_cap);
 	mrs_pending_init();
 	mrs_heap_init(&s->deadlines, deadline_cmp, deadline_moved, s->cxt);
+	dlist_init(&s->live);
+	s->nlive = 0;
 
 	s->rtcxt = AllocSetContextCreate(s->cxt, "match_recognize stream runtime",
 									 ALLOCSET_DEFAULT_SIZES);
@@ -349,10 +354,10 @@ mrs_deadline_update(MrsPart *p)
 		mrs_heap_add(&s->deadlines, p);
 }
 
-/* ---------- the shared runtime ---------- */
+/* ---------- the partitions' runs ---------- */
 
 static void
-push_row(MrsRow *row)
+push_row(MrPartRun *run, MrsRow *row)
 {
 	MrsStream  *s = MyStream;
 	MemoryContext old;
@@ -360,41 +365,51 @@ push_row(MrsRow *row)
 	CHECK_FOR_INTERRUPTS();
 	ExecStoreMinimalTuple(row->tup, s->inslot, false);
 	old = MemoryContextSwitchTo(s->rtcxt);
-	mr_runtime_push(s->rt, s->inslot);
+	mr_partrun_push(run, s->inslot);
 	MemoryContextSwitchTo(old);
 	ExecClearTuple(s->inslot);
 }
 
-/* the runtime leaves the active partition: keep its state in its cp */
-void
-mrs_part_deactivate(void)
+/* p's run is let go: its state stays in p->cp (taken at its last settle) */
+static void
+part_drop_run(MrsPart *p)
 {
 	MrsStream  *s = MyStream;
-	MrsPart    *p = s->active;
 
-	if (p == NULL)
+	if (p->run == NULL)
 		return;
-	mr_runtime_checkpoint(s->rt, &p->cp);
-	part_trim(p, p->cp.keep_from);
-	if (p->cp.nrows != p->first + p->n)
-		elog(ERROR, "partition " INT64_FORMAT " of stream %d has " INT64_FORMAT " rows, its runtime " INT64_FORMAT,
-			 p->id, s->id, p->first + p->n, p->cp.nrows);
-	s->active = NULL;
+	if (p->cp.nrows != p->first + p->n || p->cp.keep_from != p->first)
+		elog(ERROR, "partition " INT64_FORMAT " of stream %d keeps rows " INT64_FORMAT " .. " INT64_FORMAT ", its checkpoint " INT64_FORMAT " .. " INT64_FORMAT,
+			 p->id, s->id, p->first, p->first + p->n, p->cp.keep_from, p->cp.nrows);
+	mr_partrun_free(p->run);
+	p->run = NULL;
+	dlist_delete(&p->live);
+	s->nlive--;
 }
 
-/* the runtime runs p: restored from p's checkpoint and its retained rows */
-static void
-part_activate(MrsPart *p)
+/*
+ * p's live run: the one it has, or one rebuilt from p's checkpoint and its
+ * retained rows (the runtime is deterministic and emits a match as soon as
+ * it is decided, so the re-pushed rows decide nothing new).  At most
+ * MRS_LIVE_RUNS partitions keep a run that cannot be suspended (each holds
+ * a matcher); past that, the least recently used one lets its run go.
+ */
+static MrPartRun *
+part_run(MrsPart *p)
 {
 	MrsStream  *s = MyStream;
 	TupleTableSlot *slot = s->keyslot;
 	MemoryContext old;
 	int32		i;
 
-	if (s->active == p)
-		return;
-	mrs_part_deactivate();
-	if (p->cp.keep_from != p->first)
+	if (p->run != NULL)
+	{
+		dlist_move_tail(&s->live, &p->live);
+		return p->run;
+	}
+	if (s->nlive >= MRS_LIVE_RUNS)
+		part_drop_run(dlist_head_element(MrsPart, live, &s->live));
+	if (p->cp.keep_from != p->first || p->cp.nrows != p->first + p->n)
 		elog(ERROR, "partition " INT64_FORMAT " of stream %d keeps rows from " INT64_FORMAT ", its checkpoint from " INT64_FORMAT,
 			 p->id, s->id, p->first, p->cp.keep_from);
 	ExecClearTuple(slot);
@@ -410,34 +425,51 @@ part_activate(MrsPart *p)
 	}
 	ExecStoreVirtualTuple(slot);
 	old = MemoryContextSwitchTo(s->rtcxt);
-	mr_runtime_restore(s->rt, slot, &p->cp);
+	p->run = mr_partrun_restore(s->rt, slot, &p->cp, p);
 	MemoryContextSwitchTo(old);
-	s->active = p;
+	dlist_push_tail(&s->live, &p->live);
+	s->nlive++;
 	s->repushing = true;
 	for (i = 0; i < p->n; i++)
-		push_row(mrs_part_row(p, i));
+		push_row(p->run, mrs_part_row(p, i));
 	s->repushing = false;
+	return p->run;
 }
 
 /* push row (released, or re-read) into p as its next row */
 void
 mrs_part_push(MrsPart *p, MrsRow *row)
 {
-	part_activate(p);
-	if (mr_runtime_partition_rows(MyStream->rt) != p->first + p->n)
-		elog(ERROR, "partition " INT64_FORMAT " of stream %d is out of step with its runtime",
+	MrPartRun  *run = part_run(p);
+
+	if (mr_partrun_rows(run) != p->first + p->n)
+		elog(ERROR, "partition " INT64_FORMAT " of stream %d is out of step with its run",
 			 p->id, MyStream->id);
 	mrs_part_append(p, row);
 	MyStream->rows_retained++;
-	push_row(row);
+	push_row(run, row);
 }
 
-/* after pushes into (or expiry of) the active partition p */
+/*
+ * After pushes into (or expiry of) p: forget the rows its run no longer
+ * needs, take its checkpoint, and let the run go when it can be suspended
+ * (no live match, no row still needed): such a partition keeps only its
+ * key and its checkpoint.
+ */
 void
 mrs_part_settle(MrsPart *p)
 {
-	Assert(MyStream->active == p);
-	part_trim(p, mr_runtime_retained_from(MyStream->rt));
+	MemoryContext old;
+	bool		idle;
+
+	Assert(p->run != NULL);
+	part_trim(p, mr_partrun_retained_from(p->run));
+	old = MemoryContextSwitchTo(MyStream->rtcxt);
+	idle = mr_partrun_suspend(p->run);
+	MemoryContextSwitchTo(old);
+	mr_partrun_checkpoint(p->run, &p->cp);
+	if (idle)
+		part_drop_run(p);
 	mrs_part_dirty(p);
 	mrs_deadline_update(p);
 }
@@ -685,9 +717,9 @@ mrs_expire(void)
 		if (mrs_key_cmp(FunctionCall2(&s->plus, oldest->key, s->bound), s->watermark) >= 0)
 			break;
 		open_from = first_open_row(p, p->expire_from);
-		part_activate(p);
+		(void) part_run(p);
 		old = MemoryContextSwitchTo(s->rtcxt);
-		(void) mr_runtime_expire_before(s->rt, open_from);
+		(void) mr_partrun_expire_before(p->run, open_from);
 		MemoryContextSwitchTo(old);
 		p->expire_from = open_from;
 		mrs_part_settle(p);
@@ -701,7 +733,7 @@ static void
 emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 {
 	MrsStream  *s = MyStream;
-	MrsPart    *p = s->active;
+	MrsPart    *p = info->run_arg;
 	int			n = s->out.ncols - 1;
 	char		idbuf[96];
 

@@ -29,8 +29,6 @@
 #ifndef MR_STREAM_PROTO_H
 #define MR_STREAM_PROTO_H
 
-#include "postgres.h"
-
 #include "access/htup.h"
 #include "access/tupdesc.h"
 #include "replication/reorderbuffer.h"

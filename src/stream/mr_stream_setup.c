@@ -13,7 +13,7 @@
  * Invariants:
  *	- it runs once, in the worker's first cycle, and what it builds lasts
  *	  the worker's lifetime (in MyStream->cxt);
- *	- this file alone reads the compiled query's fields (MrQuery): the rest
+ *	- this file alone reads the bound query (mr_api.h's accessors): the rest
  *	  of the worker reads the copies in MyStream;
  *	- rows are released in the order the batch query sorts them: the sort
  *	  operators, collations and NULLS FIRST/LAST are those of the batch
@@ -91,25 +91,28 @@ setup_query(Relation catrel, HeapTuple tup)
 	return bound;
 }
 
-/* the columns of the query, copied out of MrQuery */
+/* the columns of the query, read from the bound query */
 static void
 setup_columns(void)
 {
 	MrsStream  *s = MyStream;
-	MrQuery    *q = s->q;
+	MrBoundQuery *q = s->q;
 	Query	   *input = mr_query_input(q, NULL);
+	const int  *cols;
 	int			i;
 
-	s->indesc = q->input_desc;
-	s->natts = q->natts;
-	s->npart = q->npartition;
-	s->partcols = q->partition_cols;
-	s->norder = q->norder;
-	s->ordcols = q->order_cols;
-	s->lead = q->order_cols[0];
+	s->indesc = mr_query_input_desc(q);
+	s->natts = s->indesc->natts;
+	s->npart = mr_query_partition_cols(q, &cols);
+	s->partcols = palloc(sizeof(int) * Max(s->npart, 1));
+	memcpy(s->partcols, cols, sizeof(int) * s->npart);
+	s->norder = mr_query_order_cols(q, &cols);
+	s->ordcols = palloc(sizeof(int) * Max(s->norder, 1));
+	memcpy(s->ordcols, cols, sizeof(int) * s->norder);
+	s->lead = s->ordcols[0];
 	s->keytype = TupleDescAttr(s->indesc, s->lead)->atttypid;
 	get_typlenbyval(s->keytype, &s->keylen, &s->keybyval);
-	s->has_within = q->clause->has_within;
+	s->has_within = mr_query_clause(q)->has_within;
 
 	/*
 	 * The ORDER BY of the batch query's input.  Its target list is the input
@@ -191,8 +194,8 @@ setup_within(List *bound)
 	if (bound == NIL)
 	{
 		/* a 1.0 stream: the bound's text, with the creator's search_path */
-		MrSpan		w = s->q->clause->within;
-		char	   *sql = psprintf("SELECT (%.*s)", w.end - w.start, s->q->text + w.start);
+		MrSpan		w = mr_query_clause(s->q)->within;
+		char	   *sql = psprintf("SELECT (%.*s)", w.end - w.start, mr_query_text(s->q) + w.start);
 
 		mrs_spi_check(mrs_run_sql(sql, 0, NULL, NULL, true), SPI_OK_SELECT, "WITHIN");
 		btype = SPI_gettypeid(SPI_tuptable->tupdesc, 1);

@@ -59,7 +59,8 @@
 #include "utils/timestamp.h"
 
 #include "mr_bind.h"
-#include "mr_exec.h"
+#include "mr_api.h"
+#include "mr_runtime.h"
 #include "mr_rewrite.h"
 #include "match_recognize.h"
 #include "mr_stream.h"
@@ -125,38 +126,30 @@ locate_item(const char *sql)
  * rows; a worker's transactions end between cycles, so refuse them.
  */
 static void
-refuse_subqueries(MrQuery *q)
+refuse_subqueries(const MrBoundQuery *q)
 {
-	bool		has_subquery = false;
-	int			i;
+	const MrClause *clause = mr_query_clause(q);
 
-	for (i = 0; i < q->clause->nvars; i++)
-		if (q->defines[i] && q->defines[i]->plan)
-			has_subquery = true;
-	for (i = 0; i < q->clause->nmeasures; i++)
-		if (q->measures[i]->plan)
-			has_subquery = true;
-	if (q->within && q->within->plan)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a subquery in WITHIN is not supported in streams"),
-				 errhint("Write the bound as a constant.")));
-	for (i = 0; i < q->nslots; i++)
+	if (!mr_query_has_subqueries(q))
+		return;
+	if (clause->has_within)
 	{
-		if (q->slots[i].row.plan)
-			has_subquery = true;
-		for (int k = 0; k < q->slots[i].naggargs; k++)
-			if (q->slots[i].aggargs[k].plan)
-				has_subquery = true;
-		if (q->slots[i].aggfilter && q->slots[i].aggfilter->plan)
-			has_subquery = true;
+		MrSpan		w = clause->within;
+		Query	   *wq = mr_stream_bind_operator(psprintf("SELECT (%.*s)", w.end - w.start,
+														  mr_query_text(q) + w.start),
+												 NULL, 0);
+
+		if (wq->hasSubLinks)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a subquery in WITHIN is not supported in streams"),
+					 errhint("Write the bound as a constant.")));
 	}
-	if (has_subquery)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("subqueries in DEFINE or MEASURES are not supported in streams"),
-				 errdetail("A subquery would read other tables as they are when each batch runs, so the stream could neither replay exactly nor equal the batch query."),
-				 errhint("Join the needed values into the source table, or use constants.")));
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("subqueries in DEFINE or MEASURES are not supported in streams"),
+			 errdetail("A subquery would read other tables as they are when each batch runs, so the stream could neither replay exactly nor equal the batch query."),
+			 errhint("Join the needed values into the source table, or use constants.")));
 }
 
 /*
@@ -165,16 +158,16 @@ refuse_subqueries(MrQuery *q)
  * query.  With replay (the analyses create_stream recorded), no name is
  * resolved: the worker does this.
  */
-MrQuery *
+MrBoundQuery *
 mr_stream_bind(const char *sql, Oid *source, List *replay)
 {
 	MrOccurrence *occ = locate_item(sql);
 	MrTextOrigin origin;
 	MrBindOptions opts;
-	Query	   *input;
+	const Query *input;
 	RangeTblEntry *rte;
 	char		relkind;
-	MrQuery    *q;
+	MrBoundQuery *q;
 
 	origin.base = -1;
 	memset(&opts, 0, sizeof(opts));
@@ -184,7 +177,7 @@ mr_stream_bind(const char *sql, Oid *source, List *replay)
 					  &origin, &opts);
 
 	/* the table, as the input query was bound */
-	input = q->input_analysed;
+	input = mr_query_input_query(q);
 	rte = list_length(input->rtable) == 1 ? linitial_node(RangeTblEntry, input->rtable) : NULL;
 	relkind = rte && rte->rtekind == RTE_RELATION ? get_rel_relkind(rte->relid) : '\0';
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
@@ -340,7 +333,7 @@ typedef struct CreateArgs
 	int32		batch_size;
 	int64		max_held_wal;
 	/* bound */
-	MrQuery    *q;
+	MrBoundQuery *q;
 	Oid			source;
 	Oid			keytype;
 	Query	   *lateness_q;
@@ -443,7 +436,8 @@ check_prerequisites(const CreateArgs *a)
 static void
 bind_query(CreateArgs *a)
 {
-	MrQuery    *q;
+	MrBoundQuery *q;
+	const int  *ord;
 
 	a->q = q = mr_stream_bind(a->query, &a->source, NIL);
 	if (pg_class_aclcheck(a->source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
@@ -458,26 +452,30 @@ bind_query(CreateArgs *a)
 						get_rel_name(a->source)),
 				 errdetail("Logical decoding does not apply row-level security policies, so a stream could read rows the role may not see."),
 				 errhint("Create the stream as a role that bypasses row-level security, or disable it on the table.")));
-	if (q->norder < 1)
+	if (mr_query_order_cols(q, &ord) < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a stream's MATCH_RECOGNIZE needs ORDER BY"),
 				 errdetail("The first ORDER BY column is the event time that the watermark follows.")));
-	if (q->clause->order[0].desc)
+	if (mr_query_clause(q)->order[0].desc)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the first ORDER BY column of a stream must be ascending"),
 				 errdetail("It is the event time that the watermark follows.")));
-	a->keytype = TupleDescAttr(q->input_desc, q->order_cols[0])->atttypid;
+	a->keytype = TupleDescAttr(mr_query_input_desc(q), ord[0])->atttypid;
 }
 
 /* 1c. lateness: key - lateness must be a key; the WITHIN bound likewise */
 static void
 bind_operators(CreateArgs *a)
 {
-	MrQuery    *q = a->q;
+	MrBoundQuery *q = a->q;
+	const MrClause *clause = mr_query_clause(q);
+	const int  *ord;
 	Oid			keytype = a->keytype;
 	Operator	opr;
+
+	(void) mr_query_order_cols(q, &ord);
 
 	if (a->late_type == UNKNOWNOID || a->late_type == TEXTOID)
 		ereport(ERROR,
@@ -504,13 +502,13 @@ bind_operators(CreateArgs *a)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("idle_advance needs an event time of type timestamp with time zone, timestamp or date"),
 				 errdetail("The event time \"%s\" is of type %s.",
-						   NameStr(TupleDescAttr(q->input_desc, q->order_cols[0])->attname),
+						   NameStr(TupleDescAttr(mr_query_input_desc(q), ord[0])->attname),
 						   format_type_be(keytype))));
-	if (q->clause->has_within)
+	if (clause->has_within)
 	{
-		MrSpan		w = q->clause->within;
+		MrSpan		w = clause->within;
 		Query	   *within_q = mr_stream_bind_operator(psprintf("SELECT $1 + (%.*s)", w.end - w.start,
-																q->text + w.start),
+																mr_query_text(q) + w.start),
 													   &keytype, 1);
 		Node	   *rhs;
 		TargetEntry *tle = linitial_node(TargetEntry, within_q->targetList);
@@ -536,7 +534,7 @@ bind_operators(CreateArgs *a)
 static void
 check_names(CreateArgs *a)
 {
-	MrQuery    *q = a->q;
+	MrBoundQuery *q = a->q;
 	Relation	rel;
 	bool		current;
 	int			i;
@@ -548,8 +546,8 @@ check_names(CreateArgs *a)
 				(errcode(ERRCODE_DUPLICATE_TABLE),
 				 errmsg("relation \"%s\" already exists", a->outrv->relname),
 				 errdetail("match_recognize_create_stream() creates the output table itself.")));
-	for (i = 0; i < q->result_desc->natts; i++)
-		if (strcmp(NameStr(TupleDescAttr(q->result_desc, i)->attname), "_match_id") == 0)
+	for (i = 0; i < mr_query_result_desc(q)->natts; i++)
+		if (strcmp(NameStr(TupleDescAttr(mr_query_result_desc(q), i)->attname), "_match_id") == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DUPLICATE_COLUMN),
 					 errmsg("the query has a column named \"_match_id\""),
@@ -608,7 +606,7 @@ create_tables(CreateArgs *a)
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "CREATE TABLE %s.%s (", schema_q, quote_identifier(a->outrv->relname));
-	append_columns(&sql, a->q->result_desc);
+	append_columns(&sql, mr_query_result_desc(a->q));
 	appendStringInfo(&sql, ", _match_id text COLLATE \"C\" NOT NULL UNIQUE)");
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	CommandCounterIncrement();
@@ -740,7 +738,7 @@ drop_internal_tables(int32 id, Oid schema)
 	int			i;
 
 	initStringInfo(&sql);
-	for (i = 0; i < lengthof(kinds); i++)
+	for (i = 0; i < (int) lengthof(kinds); i++)
 		if (OidIsValid(mr_stream_internal_oid(schema, id, kinds[i])))
 			appendStringInfo(&sql, "DROP TABLE %s.%s;",
 							 quote_identifier(get_namespace_name(schema)),

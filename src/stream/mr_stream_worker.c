@@ -97,7 +97,6 @@ typedef enum CycleResult
 #define MRS_CHECK_MS		1000	/* an idle stream re-reads its catalog row */
 #define MRS_CATALOG_MS		1000	/* the counters in the catalog lag at most */
 
-MrsStream  *MyStream = NULL;
 static MrsStream stream_state;
 static TimestampTz last_check = 0;
 

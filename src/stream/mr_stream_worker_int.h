@@ -6,21 +6,23 @@
  *	  through mr_stream.h.
  *
  * The worker (mr_stream_worker.c describes the design) is split in files
- * of one job each:
+ * of one job each, from the top; a file calls only files below it (make
+ * check-layers):
  *
  *	mr_stream_worker.c		the process and its cycle loop, errors, main
+ *	mr_stream_setup.c		the stream's definition from its catalog row
+ *	mr_stream_backfill.c	the first copy of the source
  *	mr_stream_decoder.c		the decoding session (one for the worker's life)
  *							and the sink the output plugin hands rows to
- *	mr_stream_setup.c		the stream's definition from its catalog row
- *	mr_stream_ingest.c		rows in: NULL and late rows, the watermark,
- *							pending rows, source transactions, the clock
- *	mr_stream_part.c		partitions, the shared runtime and switching
- *							between partitions, release, WITHIN expiry, the
- *							emit callback
- *	mr_stream_output.c		batched inserts into the output and late tables
  *	mr_stream_checkpoint.c	checkpoints, spilling, and the rebuild after a
  *							restart
- *	mr_stream_backfill.c	the first copy of the source
+ *	mr_stream_ingest.c		rows in: NULL and late rows, the watermark, the
+ *							backfill's snapshot, the clock
+ *	mr_stream_part.c		partitions and their runs, release, WITHIN
+ *							expiry, the emit callback
+ *	mr_stream_output.c		batched inserts into the output and late tables
+ *	mr_stream_rows.c		MyStream, rows, source transactions, pending
+ *							rows, stored rows to delete
  *	mr_stream_table.c		direct access to the internal tables
  *	mr_stream_heap.c		a binary heap (pending rows, WITHIN deadlines)
  *	mr_stream_spi.c			SPI and SQL-text helpers
@@ -35,8 +37,6 @@
 #ifndef MR_STREAM_WORKER_INT_H
 #define MR_STREAM_WORKER_INT_H
 
-#include "postgres.h"
-
 #include "access/htup.h"
 #include "access/tupdesc.h"
 #include "access/xlogdefs.h"
@@ -44,13 +44,15 @@
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
+#include "lib/ilist.h"
 #include "nodes/pg_list.h"
 #include "storage/itemptr.h"
 #include "utils/hsearch.h"
 #include "utils/relcache.h"
 #include "utils/sortsupport.h"
 
-#include "mr_exec.h"
+#include "mr_api.h"
+#include "mr_runtime.h"
 #include "mr_stream.h"
 
 /* ---------- a binary heap (mr_stream_heap.c) ---------- */
@@ -123,7 +125,9 @@ typedef struct MrsPart
 	bool		in_table;		/* has a row (tid) in the parts table */
 	ItemPointerData tid;
 	int64		dl_pos;			/* in the deadline heap, or -1 */
-	MrRuntimeCheckpoint cp;		/* its state while another one runs */
+	MrRuntimeCheckpoint cp;		/* its state as of its last settle */
+	MrPartRun  *run;			/* its live run, or NULL (state in cp) */
+	dlist_node	live;			/* in MyStream->live while run is set */
 	/* retained rows, row numbers first .. first + n - 1, a ring */
 	MrsRow	  **rows;
 	int32		head;
@@ -189,7 +193,7 @@ typedef struct MrsStream
 	MemoryContext cyclecxt;		/* reset at each cycle */
 
 	/* definition (mr_stream_setup.c) */
-	MrQuery    *q;
+	MrBoundQuery *q;
 	TupleDesc	indesc;			/* the query's input columns */
 	int			natts;
 	int			npart;
@@ -234,10 +238,11 @@ typedef struct MrsStream
 	MrsPart   **by_id;			/* [id], ids 1 .. next_part - 1 */
 	int64		by_id_cap;
 	MrsPart    *dirty_parts;
-	MrRuntime  *rt;				/* one runtime, switched between partitions */
+	MrRuntime  *rt;				/* one runtime, shared by the partitions' runs */
 	MemoryContext rtcxt;
-	MrsPart    *active;			/* the partition rt runs */
-	bool		repushing;		/* rebuilding active's runtime: emits nothing */
+	dlist_head	live;			/* partitions with a live run, least recent first */
+	int			nlive;
+	bool		repushing;		/* rebuilding a run: emits nothing */
 	MrsHeap		deadlines;		/* WITHIN: partitions by their oldest open row */
 
 	/* rows */
@@ -354,10 +359,14 @@ extern void mrs_load_state(Relation catrel, HeapTuple tup);
 extern void mrs_check_source(void);
 
 /* mr_stream_ingest.c */
-extern int	mrs_key_cmp(Datum a, Datum b);
 extern void mrs_set_max_seen(Datum key);
 extern bool mrs_snapshot_saw(TransactionId xid);
 extern void mrs_parse_snapshot(const char *s);
+extern void mrs_ingest(MrsRow *row, uint64 txn);
+extern void mrs_advance_clock(void);
+
+/* mr_stream_rows.c */
+extern int	mrs_key_cmp(Datum a, Datum b);
 extern MrsRow *mrs_row_make(Datum *values, bool *nulls);
 extern MrsRow *mrs_row_from_tuple(HeapTuple tuple);
 extern void mrs_row_free(MrsRow *row);
@@ -366,14 +375,13 @@ extern void mrs_row_unkeep(MrsRow *row);
 extern uint64 mrs_txn_begin(XLogRecPtr commit_lsn, int64 first_seq);
 extern MrsTxn *mrs_txn(uint64 txn);
 extern void mrs_txns_trim(void);
-extern void mrs_ingest(MrsRow *row, uint64 txn);
 extern void mrs_pending_init(void);
 extern void mrs_pending_add(MrsRow *row);
 extern MrsRow *mrs_pending_first(void);
 extern MrsRow *mrs_pending_pop(void);
 extern int64 mrs_pending_count(void);
 extern MrsRow *mrs_pending_at(int64 i);
-extern void mrs_advance_clock(void);
+extern void mrs_queue_delete(MrsRow *row);
 
 /* mr_stream_part.c */
 extern void mrs_parts_init(void);
@@ -383,7 +391,6 @@ extern void mrs_part_dirty(MrsPart *p);
 extern void mrs_part_append(MrsPart *p, MrsRow *row);
 extern void mrs_part_push(MrsPart *p, MrsRow *row);
 extern void mrs_part_settle(MrsPart *p);
-extern void mrs_part_deactivate(void);
 extern void mrs_release(void);
 extern void mrs_expire(void);
 extern void mrs_deadline_update(MrsPart *p);
@@ -405,7 +412,6 @@ extern void mrs_redo_done(void);
 extern void mrs_store_unstored(void);
 extern bool mrs_checkpoint_columns(Datum *values, bool *nulls, bool *replace);
 extern XLogRecPtr mrs_confirmable(void);
-extern void mrs_queue_delete(MrsRow *row);
 
 /* mr_stream_backfill.c */
 extern void mrs_backfill(void);
