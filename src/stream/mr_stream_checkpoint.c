@@ -156,13 +156,22 @@ static void
 store_row(Relation rel, MrsRow *row)
 {
 	MrsStream  *s = MyStream;
-	Datum	   *in = palloc(sizeof(Datum) * Max(s->natts, 1));
-	bool	   *innull = palloc(sizeof(bool) * Max(s->natts, 1));
-	Datum	   *v = palloc(sizeof(Datum) * Max(rows_natts, 1));
-	bool	   *n = palloc(sizeof(bool) * Max(rows_natts, 1));
+
+	/* scratch for every row stored (a spill may store very many) */
+	static Datum *in = NULL,
+			   *v;
+	static bool *innull,
+			   *n;
 	HeapTuple	tup;
 	int			i;
 
+	if (in == NULL)
+	{
+		in = MemoryContextAlloc(s->cxt, sizeof(Datum) * Max(s->natts, 1));
+		innull = MemoryContextAlloc(s->cxt, sizeof(bool) * Max(s->natts, 1));
+		v = MemoryContextAlloc(s->cxt, sizeof(Datum) * Max(rows_natts, 1));
+		n = MemoryContextAlloc(s->cxt, sizeof(bool) * Max(rows_natts, 1));
+	}
 	mrs_row_deform(row, in, innull);
 	for (i = 0; i < rows_natts; i++)
 	{
@@ -203,8 +212,10 @@ mrs_checkpoint_due(void)
 	/* idle_advance: whenever the state changed (see the file's comment) */
 	if (s->idle_advance && (s->rows_since_cp > 0 || s->catalog_dirty))
 		return true;
+	/* WAL held for what the stream keeps: decoding needs the rest anyway */
 	if (s->max_held_wal > 0 && !XLogRecPtrIsInvalid(held_from) &&
-		GetXLogInsertRecPtr() - held_from > (uint64) s->max_held_wal / 2 &&
+		s->decoded_upto > held_from &&
+		s->decoded_upto - held_from > (uint64) s->max_held_wal / 2 &&
 		(s->rows_since_cp > 0 || s->ntxns > 0))
 		return true;
 	return s->rows_since_cp > 0 &&
@@ -226,21 +237,26 @@ must_store(MrsRow *row, XLogRecPtr spill_before)
  * Store the kept rows that must be: all unstored ones without a source
  * transaction (the backfill's), and, when the WAL the slot holds for the
  * oldest kept transaction exceeds half of max_held_wal, the rows of the
- * transactions older than a quarter of it.
+ * transactions older than a quarter of it.  The WAL held for a kept row is
+ * what lies between its transaction and the decoder's position (the slot
+ * keeps the WAL not decoded yet whatever the stream keeps): a catch-up
+ * after a long stop stores nothing because of the WAL still to decode.
  */
 static void
 spill(Relation rel)
 {
 	MrsStream  *s = MyStream;
-	XLogRecPtr	insert = GetXLogInsertRecPtr();
+	XLogRecPtr	upto = s->decoded_upto;
 	XLogRecPtr	spill_before = InvalidXLogRecPtr;
+	XLogRecPtr	oldest;
 	int64		i;
 	int32		k;
 
 	mrs_txns_trim();
-	if (s->max_held_wal > 0 && s->ntxns > 0 &&
-		insert - s->txns[s->txn_first % s->txn_cap].commit_lsn > (uint64) s->max_held_wal / 2)
-		spill_before = insert - s->max_held_wal / 4;
+	oldest = s->ntxns > 0 ? s->txns[s->txn_first % s->txn_cap].commit_lsn : InvalidXLogRecPtr;
+	if (s->max_held_wal > 0 && s->ntxns > 0 && upto > oldest &&
+		upto - oldest > (uint64) s->max_held_wal / 2)
+		spill_before = upto - s->max_held_wal / 4;
 	if (!store_unstored && XLogRecPtrIsInvalid(spill_before))
 		return;
 	for (i = 0; i < mrs_pending_count(); i++)
