@@ -13,9 +13,7 @@
  * (mr_runtime.h), which keeps every executor state of its own.
  *
  * The struct is opaque here: read it through the accessors below.  Its
- * definition (mr_bind.h) is for the bind and the runtime; src/stream
- * still reads a few of its fields directly, under its former name
- * MrQuery, until it uses these accessors.
+ * definition (mr_bind.h) is for the bind and the runtime only.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_API_H
@@ -42,9 +40,6 @@ typedef struct MrTextOrigin
 } MrTextOrigin;
 
 typedef struct MrBoundQuery MrBoundQuery;
-
-/* the former name of MrBoundQuery, for src/stream until it moves over */
-typedef MrBoundQuery MrQuery;
 
 
 /*
