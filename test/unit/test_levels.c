@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "mr_levels.h"
+#include "mr_levels_clause.h"
 #include "mr_test.h"
 
 /* ---------- the naive reference ---------- */
@@ -435,6 +436,116 @@ test_interrupt_checks(void)
 	mr_free(fired);
 }
 
+/* ---------- the clause parser ---------- */
+
+static void
+test_parse_full(void)
+{
+	const char *t = "ticks t MATCH_LEVELS (PARTITION BY key, \"Sym\" ORDER BY ts DESC NULLS FIRST, n "
+		"VALUE price * (2) QUERIES s.price_alerts q (ID qid, LEVEL lvl, DIRECTION dir, BAND b) "
+		"CROSSING DOWN BAND 5 + 1 MEASURES q.note AS note, vol AS \"Vol\") AS f";
+	MrError		err;
+	MrLevelsClause *c;
+
+	memset(&err, 0, sizeof(err));
+	MR_CHECK(mr_text_is_levels(t, (int) strlen(t)));
+	c = mr_parse_levels(t, (int) strlen(t), &err);
+	MR_CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	MR_CHECK_INT(c->input.start, 0);
+	MR_CHECK_INT(c->input.end, 7);
+	MR_CHECK_INT(c->npartition, 2);
+	MR_CHECK_STR(c->partition[0].norm, "key");
+	MR_CHECK_STR(c->partition[1].norm, "Sym");
+	MR_CHECK_INT(c->norder, 2);
+	MR_CHECK(c->order[0].desc && c->order[0].nulls == MR_NULLS_FIRST);
+	MR_CHECK(!c->order[1].desc && c->order[1].nulls == MR_NULLS_DEFAULT);
+	MR_CHECK(strncmp(t + c->value.start, "price * (2)", (size_t) (c->value.end - c->value.start)) == 0);
+	MR_CHECK(strncmp(t + c->queries_item.start, "s.price_alerts q",
+					 (size_t) (c->queries_item.end - c->queries_item.start)) == 0);
+	MR_CHECK_STR(c->qalias.norm, "q");
+	MR_CHECK_STR(c->id.norm, "qid");
+	MR_CHECK_STR(c->level.norm, "lvl");
+	MR_CHECK_STR(c->direction.norm, "dir");
+	MR_CHECK_STR(c->band.norm, "b");
+	MR_CHECK(c->crossing == MR_LEVEL_DOWN);
+	MR_CHECK(strncmp(t + c->band_expr.start, "5 + 1", 5) == 0);
+	MR_CHECK_INT(c->nmeasures, 2);
+	MR_CHECK(c->measures[0].on_query);
+	MR_CHECK(!c->measures[1].on_query);
+	MR_CHECK_STR(c->measures[1].alias.norm, "Vol");
+}
+
+static void
+test_parse_defaults(void)
+{
+	const char *t = "(SELECT * FROM x) AS s MATCH_LEVELS (ORDER BY ts VALUE v QUERIES alerts)";
+	MrError		err;
+	MrLevelsClause *c;
+
+	memset(&err, 0, sizeof(err));
+	c = mr_parse_levels(t, (int) strlen(t), &err);
+	MR_CHECK(c != NULL);
+	if (c == NULL)
+		return;
+	MR_CHECK_INT(c->npartition, 0);
+	MR_CHECK_STR(c->qalias.norm, "alerts");
+	MR_CHECK(!c->has_qalias);
+	MR_CHECK_STR(c->id.norm, "id");
+	MR_CHECK_STR(c->level.norm, "level");
+	MR_CHECK(c->direction.name == NULL && c->band.name == NULL);
+	MR_CHECK(c->crossing == MR_LEVEL_UP);
+	MR_CHECK_INT(c->band_expr.start, -1);
+	MR_CHECK_INT(c->nmeasures, 0);
+}
+
+static void
+test_parse_errors(void)
+{
+	static const struct
+	{
+		const char *text;
+		int			pos;
+	}			cases[] = {
+		{"t MATCH_LEVELS (ORDER BY ts QUERIES a)", 28},	/* no VALUE */
+		{"t MATCH_LEVELS (VALUE v QUERIES a)", 16},	/* no ORDER BY */
+		{"t MATCH_LEVELS (ORDER BY ts VALUE v QUERIES a CROSSING LEFT)", 55},
+		{"t MATCH_LEVELS (ORDER BY ts VALUE QUERIES a)", 34},	/* empty VALUE */
+		{"t MATCH_LEVELS (ORDER BY ts VALUE v QUERIES a (LEVEL l))", 47},
+		{"t MATCH_LEVELS (ORDER BY ts VALUE v QUERIES a MEASURES x y)", 58},
+		{"t MATCH_LEVELS (ORDER BY ts VALUE v QUERIES a", 45},	/* end */
+		{"t MATCH_LEVELS (ORDER BY ts VALUE v QUERIES a) x y", 49},
+		{"t MATCH_LEVELS (ORDER BY ts + 1 VALUE v QUERIES a)", 28},
+	};
+	size_t		i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+	{
+		MrError		err;
+
+		memset(&err, 0, sizeof(err));
+		MR_CHECK(mr_parse_levels(cases[i].text, (int) strlen(cases[i].text), &err) == NULL);
+		MR_CHECK_STR(err.sqlstate, "42601");
+		if (err.position != cases[i].pos)
+			fprintf(stderr, "case %zu: %s (at %d)\n", i, err.message, err.position);
+		MR_CHECK_INT(err.position, cases[i].pos);
+	}
+}
+
+static void
+test_is_levels(void)
+{
+	const char *a = "(SELECT * FROM t MATCH_LEVELS (x)) s MATCH_RECOGNIZE (ORDER BY ts)";
+	const char *b = "t /* MATCH_LEVELS ( */ MATCH_RECOGNIZE (ORDER BY ts)";
+	const char *c = "\"MATCH_LEVELS\" MATCH_LEVELS (ORDER BY ts)";
+
+	MR_CHECK(!mr_text_is_levels(a, (int) strlen(a)));
+	MR_CHECK(!mr_text_is_levels(b, (int) strlen(b)));
+	MR_CHECK(mr_text_is_levels(c, (int) strlen(c)));
+	MR_CHECK(!mr_text_is_levels("", 0));
+}
+
 int
 main(void)
 {
@@ -446,5 +557,9 @@ main(void)
 	MR_RUN(test_random_large);
 	MR_RUN(test_empty_first_word);
 	MR_RUN(test_interrupt_checks);
+	MR_RUN(test_parse_full);
+	MR_RUN(test_parse_defaults);
+	MR_RUN(test_parse_errors);
+	MR_RUN(test_is_levels);
 	return MR_TEST_SUMMARY();
 }
