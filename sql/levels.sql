@@ -17,6 +17,7 @@ CREATE EXTENSION IF NOT EXISTS match_recognize;
 RESET client_min_messages;
 SET max_parallel_workers_per_gather = 0;
 \set VERBOSITY default
+\set st '\\echo SQLSTATE :LAST_ERROR_SQLSTATE'
 
 CREATE FUNCTION lv_check(q text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE
@@ -65,9 +66,22 @@ EXPLAIN (COSTS OFF) SELECT * FROM match_recognize($$lv_ticks MATCH_LEVELS (
     PARTITION BY key ORDER BY ts VALUE price
     QUERIES lv_alerts (ID qid, LEVEL level) BAND 5)$$)
   AS f(key int, qid int, level bigint, ts bigint);
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
-SELECT * FROM match_recognize($$lv_ticks MATCH_LEVELS (
+-- (memory figures masked)
+CREATE FUNCTION lv_explain(query text) RETURNS SETOF text LANGUAGE plpgsql AS $f$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || query LOOP
+    IF line !~ '(Memory|Buckets|Sort Method)' THEN RETURN NEXT line; END IF;
+  END LOOP;
+END $f$;
+SELECT * FROM lv_explain($q$SELECT * FROM match_recognize($$lv_ticks MATCH_LEVELS (
     PARTITION BY key ORDER BY ts VALUE price
+    QUERIES lv_alerts (ID qid, LEVEL level) BAND 5)$$)
+  AS f(key int, qid int, level bigint, ts bigint)$q$);
+-- only the queries whose levels the key's values reach are read (a join
+-- with each key's value range); a volatile input reads every query
+EXPLAIN (COSTS OFF) SELECT * FROM match_recognize($$(SELECT * FROM lv_ticks
+    WHERE random() >= 0) AS t MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price
     QUERIES lv_alerts (ID qid, LEVEL level) BAND 5)$$)
   AS f(key int, qid int, level bigint, ts bigint);
 
@@ -128,58 +142,87 @@ SELECT * FROM lv_check($$ SELECT * FROM (SELECT key, ts, price * 2 AS p2, vol FR
   MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE s.p2 / 2
     QUERIES lv_alerts a (ID qid, LEVEL level) BAND 5 MEASURES vol * 10 AS vol10) AS f $$);
 
+-- a key of two columns; queries whose levels a key's values never reach
+CREATE TABLE lv_k2 (a int, b text, ts int, v int);
+INSERT INTO lv_k2 SELECT a, b, t, (a * 10 + t * 3) % 17 FROM generate_series(1, 2) a,
+  unnest(ARRAY['x', 'y']) b, generate_series(1, 8) t;
+CREATE TABLE lv_k2q (a int, b text, id int, level int);
+INSERT INTO lv_k2q SELECT a, b, l, l FROM generate_series(1, 2) a, unnest(ARRAY['x', 'z']) b,
+  unnest(ARRAY[-5, 4, 9, 15, 40]) l;
+SELECT * FROM lv_check($$ SELECT * FROM lv_k2 MATCH_LEVELS (
+    PARTITION BY a, b ORDER BY ts VALUE v QUERIES lv_k2q BAND 2) AS f $$);
+
 -- invalid DIRECTION values and negative bands are errors at run time
 UPDATE lv_q SET dir = 'sideways' WHERE qid = 'd';
 SELECT match_recognize_sql($$ SELECT * FROM lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl, DIRECTION dir)) AS f $$) \gexec
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl, DIRECTION dir))$$) AS f(key int, qid text, lvl smallint, ts int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl) BAND -1)$$) AS f(key int, qid text, lvl smallint, ts int);
+:st
 
 -- syntax errors (42601), with the caret in the statement
-\set VERBOSITY verbose
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts
     QUERIES lv_q)$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl) CROSSING SIDEWAYS)$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (LEVEL lvl))$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v +
     QUERIES lv_q (ID qid, LEVEL lvl))$$) AS f(key int);
+:st
 SELECT match_recognize_sql($$ SELECT * FROM MATCH_LEVELS (ORDER BY ts VALUE v QUERIES lv_q) $$);
+:st
 -- missing columns (42703)
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY nokey ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl))$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL nolevel))$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q)$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE nov
     QUERIES lv_q (ID qid, LEVEL lvl))$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl) MEASURES q.note AS n)$$) AS f(key int);
+:st
 -- a measure reads the query's row (when it names q.column) or the input's
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (ORDER BY ts VALUE v
     QUERIES lv_q q (ID qid, LEVEL lvl) MEASURES v - q.lvl AS over)$$) AS f(key int);
+:st
 -- wrong types (42804)
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v::numeric
     QUERIES lv_q (ID qid, LEVEL lvl))$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL note))$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl, DIRECTION band))$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl) BAND 'wide')$$) AS f(key int);
+:st
 SELECT * FROM match_recognize($$(SELECT key::bigint AS key, ts, v FROM lv_v) s MATCH_LEVELS (
     PARTITION BY key ORDER BY ts VALUE v QUERIES lv_q (ID qid, LEVEL lvl))$$) AS f(key int);
+:st
 -- a column definition list that does not match the result
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl))$$) AS f(key int, qid int, lvl smallint, ts int);
+:st
 -- no statement parameters
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v + $1
     QUERIES lv_q (ID qid, LEVEL lvl))$$, 1) AS f(key int, qid text, lvl smallint, ts int);
-\set VERBOSITY default
+:st
 
 -- a QUERIES table the caller may not read (42501), in the node and the
 -- function; a view's owner may grant its rows without the table
@@ -188,9 +231,11 @@ GRANT SELECT ON lv_v TO regress_lv_reader;
 SET ROLE regress_lv_reader;
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl))$$) AS f(key int, qid text, lvl smallint, ts int);
+:st
 SET match_recognize.enable_custom_scan = off;
 SELECT * FROM match_recognize($$lv_v MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE v
     QUERIES lv_q (ID qid, LEVEL lvl))$$) AS f(key int, qid text, lvl smallint, ts int);
+:st
 RESET match_recognize.enable_custom_scan;
 RESET ROLE;
 
@@ -227,19 +272,27 @@ GRANT SELECT ON lv_view TO regress_lv_reader;
 SET ROLE regress_lv_reader;
 SELECT * FROM lv_view ORDER BY ts;
 SELECT * FROM lv_alerts;
+:st
 RESET ROLE;
+
+-- written directly, PostgreSQL's syntax error gets the hint
+SELECT * FROM lv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price
+    QUERIES lv_alerts (ID qid, LEVEL level)) AS f;
+:st
 
 -- streams do not run MATCH_LEVELS yet
 SELECT match_recognize_create_stream('lv_stream', $$ SELECT * FROM lv_ticks MATCH_LEVELS (
     PARTITION BY key ORDER BY ts VALUE price QUERIES lv_alerts (ID qid, LEVEL level)) AS f $$,
     0::bigint);
+:st
 
 DROP VIEW lv_view;
 DROP SCHEMA lv_evil CASCADE;
-DROP TABLE lv_ticks, lv_alerts, lv_down, lv_down_alerts, lv_q, lv_v, lv_n, lv_nq, lv_e, lv_eq,
+DROP TABLE lv_k2, lv_k2q, lv_ticks, lv_alerts, lv_down, lv_down_alerts, lv_q, lv_v, lv_n, lv_nq, lv_e, lv_eq,
   lv_tt, lv_tq;
 DROP FUNCTION lv_big(text);
 DROP FUNCTION lv_check(text);
+DROP FUNCTION lv_explain(text);
 DROP ROLE regress_lv_reader;
 DO $$ BEGIN
   IF NOT (SELECT had FROM lv_had_ext) THEN DROP EXTENSION match_recognize; END IF;

@@ -24,6 +24,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "parser/analyze.h"
 #include "parser/parse_clause.h"
 #include "parser/parse_oper.h"
@@ -245,6 +246,47 @@ lv_write_query_columns(MrBoundQuery *q, Query *tq, const char *qa, const char *f
 }
 
 /*
+ * The FROM clause of the queries' branch.  A query can only fire when its
+ * level lies within the values its key takes (a rise through L ends at or
+ * above L and starts below it, a fall the reverse), so only those queries
+ * are read: a join with each key's smallest and largest value, which an
+ * index on the query table's (key, level) answers with one range scan per
+ * key.  So reading the queries follows the queries in reach, not the
+ * queries registered.  It reads the input a second time; a volatile input
+ * or VALUE (which would not give the same rows twice) reads every query.
+ */
+static char *
+lv_queries_from(MrBoundQuery *q, Query *iq, Query *vq, const char *qitem, const char *qa)
+{
+	MrLevelsClause *c = q->levels->clause;
+	StringInfoData f;
+	StringInfoData keys;
+	int			i;
+
+	if (contain_volatile_functions((Node *) iq) || contain_volatile_functions((Node *) vq))
+		return pstrdup(qitem);
+	initStringInfo(&f);
+	initStringInfo(&keys);
+	for (i = 0; i < c->npartition; i++)
+		appendStringInfo(&keys, "%s%s", i > 0 ? ", " : "", quote_identifier(c->partition[i].norm));
+	appendStringInfo(&f, "%s JOIN (SELECT %s%spg_catalog.min((%s)) AS mr_lo, "
+					 "pg_catalog.max((%s)) AS mr_hi FROM %s%s%s) AS mr_range ON ",
+					 qitem, keys.data, c->npartition > 0 ? ", " : "",
+					 lv_span_text(q, c->value), lv_span_text(q, c->value),
+					 lv_span_text(q, c->input), c->npartition > 0 ? " GROUP BY " : "", keys.data);
+	for (i = 0; i < c->npartition; i++)
+	{
+		const char *k = quote_identifier(c->partition[i].norm);
+
+		appendStringInfo(&f, "%s.%s = mr_range.%s AND ", qa, k, k);
+	}
+	appendStringInfo(&f, "%s.%s OPERATOR(pg_catalog.>=) mr_range.mr_lo AND "
+					 "%s.%s OPERATOR(pg_catalog.<=) mr_range.mr_hi",
+					 qa, quote_identifier(c->level.norm), qa, quote_identifier(c->level.norm));
+	return f.data;
+}
+
+/*
  * Record mode: check every part on its own and write the merged query.
  */
 static char *
@@ -324,7 +366,7 @@ lv_check_and_write(MrBoundQuery *q)
 	}
 
 	return psprintf("SELECT * FROM (%s FROM %s UNION ALL %s FROM %s) AS mr_levels_input",
-					qs.data, qitem, is.data, input);
+					qs.data, lv_queries_from(q, iq, vq, qitem, qa), is.data, input);
 }
 
 static void
