@@ -49,6 +49,7 @@ struct MrLevelsRun
 	Oid			level_type;
 	FmgrInfo   *eq;				/* per key column: its type's equality */
 	Oid		   *collation;
+	bool	   *bitwise;		/* per key column: equal iff the Datums are */
 	bool		have_key;
 	Datum	   *key;
 	bool	   *keynull;
@@ -112,6 +113,7 @@ mr_levels_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 	lr->level_type = getBaseType(TupleDescAttr(q->input_desc, lb->col_level)->atttypid);
 	lr->eq = palloc0(sizeof(FmgrInfo) * Max(lb->npartition, 1));
 	lr->collation = palloc0(sizeof(Oid) * Max(lb->npartition, 1));
+	lr->bitwise = palloc0(sizeof(bool) * Max(lb->npartition, 1));
 	lr->key = palloc0(sizeof(Datum) * Max(lb->npartition, 1));
 	lr->keynull = palloc0(sizeof(bool) * Max(lb->npartition, 1));
 	for (i = 0; i < lb->npartition; i++)
@@ -126,6 +128,21 @@ mr_levels_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 							format_type_be(a->atttypid))));
 		fmgr_info_copy(&lr->eq[i], &tc->eq_opr_finfo, CurrentMemoryContext);
 		lr->collation[i] = a->attcollation;
+		switch (getBaseType(a->atttypid))
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case OIDOID:
+			case BOOLOID:
+			case DATEOID:
+			case TIMESTAMPOID:
+			case TIMESTAMPTZOID:
+				lr->bitwise[i] = true;
+				break;
+			default:
+				lr->bitwise[i] = false;
+		}
 	}
 	lr->out = palloc0(sizeof(Datum) * Max(q->noutcols, 1));
 	lr->outnull = palloc0(sizeof(bool) * Max(q->noutcols, 1));
@@ -145,8 +162,15 @@ lv_same_key(MrLevelsRun *lr, TupleTableSlot *slot)
 
 		if (isnull != lr->keynull[i])
 			return false;
-		if (!isnull &&
-			!DatumGetBool(FunctionCall2Coll(&lr->eq[i], lr->collation[i],
+		if (isnull)
+			continue;
+		if (lr->bitwise[i])
+		{
+			if (lr->key[i] != slot->tts_values[i])
+				return false;
+			continue;
+		}
+		if (!DatumGetBool(FunctionCall2Coll(&lr->eq[i], lr->collation[i],
 											lr->key[i], slot->tts_values[i])))
 			return false;
 	}
