@@ -383,7 +383,7 @@ mr_levels_push(MrRuntime *rt, TupleTableSlot *slot)
 		lv_start_key(lr, slot);
 	if (DatumGetInt32(slot->tts_values[lb->col_kind]) == 0)
 	{
-		if (lr->built)
+		if (lr->rows > 0)
 			elog(ERROR, "MATCH_LEVELS input out of order: a query row after the key's rows");
 		lv_add_query(lr, slot);
 		return;
