@@ -126,6 +126,10 @@ CREATE TABLE lv_nq (key int, id int, level int);
 INSERT INTO lv_nq VALUES (1, 1, 10), (1, 2, NULL), (NULL, 3, 10);
 SELECT * FROM lv_check($$ SELECT * FROM lv_n MATCH_LEVELS (
     PARTITION BY key ORDER BY ts VALUE v QUERIES lv_nq) AS f $$);
+-- a fire's identity: (key, ID, FIRE_ROW()), the firing row's number among
+-- its key's rows, NULL values counted
+SELECT * FROM lv_check($$ SELECT key, id, FIRE_ROW, ts FROM lv_n MATCH_LEVELS (
+    PARTITION BY key ORDER BY ts VALUE v QUERIES lv_nq MEASURES FIRE_ROW() AS fire_row) AS f $$);
 -- the first row of a key fires nothing, even at or above a level; equal
 -- values do nothing; queries of equal levels fire together
 CREATE TABLE lv_e (key int, ts int, v int);
@@ -254,9 +258,10 @@ SELECT * FROM lv_check($$ SELECT md5(sym) AS h, id, level, ts FROM lv_tt MATCH_L
     PARTITION BY sym ORDER BY ts VALUE v QUERIES lv_tq BAND 1) AS f $$);
 
 -- views: dependencies, and a hostile search_path does not change them
-SELECT match_recognize_create_view('lv_view', $$ SELECT key, qid, ts FROM lv_ticks MATCH_LEVELS (
+SELECT match_recognize_create_view('lv_view', $$ SELECT key, qid, ts, n FROM lv_ticks MATCH_LEVELS (
     PARTITION BY key ORDER BY ts VALUE price
-    QUERIES lv_alerts (ID qid, LEVEL level) CROSSING UP BAND 5) AS f $$);
+    QUERIES lv_alerts (ID qid, LEVEL level) CROSSING UP BAND 5
+    MEASURES FIRE_ROW() AS n) AS f $$);
 SELECT * FROM lv_view ORDER BY ts;
 DROP TABLE lv_alerts;
 ALTER TABLE lv_alerts ALTER COLUMN level TYPE int;

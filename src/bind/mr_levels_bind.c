@@ -353,13 +353,24 @@ lv_check_and_write(MrBoundQuery *q)
 	for (i = 0; i < c->nmeasures; i++)
 	{
 		const MrLevelsMeasure *m = &c->measures[i];
-		Query	   *mq = lv_analyse(q, "SELECT (", m->expr,
-									m->on_query ? from_queries : from_input);
-		Node	   *e = lv_only_target(mq);
-		char	   *own = psprintf("(%s) AS %s", lv_span_text(q, m->expr),
-								   quote_identifier(m->alias.norm));
-		char	   *other = psprintf("%s AS %s", lv_null_of(exprType(e), exprTypmod(e)),
-									 quote_identifier(m->alias.norm));
+		Query	   *mq;
+		Node	   *e;
+		char	   *own;
+		char	   *other;
+
+		if (m->fire_row)
+		{
+			/* the runtime's: a placeholder column in both branches */
+			own = psprintf("CAST(NULL AS pg_catalog.int8) AS %s", quote_identifier(m->alias.norm));
+			appendStringInfo(&qs, ", %s", own);
+			appendStringInfo(&is, ", %s", own);
+			continue;
+		}
+		mq = lv_analyse(q, "SELECT (", m->expr, m->on_query ? from_queries : from_input);
+		e = lv_only_target(mq);
+		own = psprintf("(%s) AS %s", lv_span_text(q, m->expr), quote_identifier(m->alias.norm));
+		other = psprintf("%s AS %s", lv_null_of(exprType(e), exprTypmod(e)),
+						 quote_identifier(m->alias.norm));
 
 		appendStringInfo(&qs, ", %s", m->on_query ? own : other);
 		appendStringInfo(&is, ", %s", m->on_query ? other : own);
@@ -399,7 +410,9 @@ lv_check_merged(MrBoundQuery *q, Query *qry)
 		if ((n == lb->col_kind && t != INT4OID) ||
 			((n == lb->col_value || n == lb->col_level) && !lv_is_integer(t)) ||
 			(n == lb->col_dir && t != TEXTOID) ||
-			(n == lb->col_band && t != INT8OID))
+			(n == lb->col_band && t != INT8OID) ||
+			(n >= lb->col_measure && n < lb->col_measure + lb->nmeasures &&
+			 lb->measure_fire_row[n - lb->col_measure] && t != INT8OID))
 			lv_bad_shape("a column has another type than the text gives it");
 		n++;
 	}
@@ -511,8 +524,12 @@ mr_levels_bind(const char *text, int len, const MrTextOrigin *origin,
 	lb->col_measure = lb->col_band + 1;
 	lb->nmeasures = c->nmeasures;
 	lb->measure_on_query = palloc0(sizeof(bool) * Max(c->nmeasures, 1));
+	lb->measure_fire_row = palloc0(sizeof(bool) * Max(c->nmeasures, 1));
 	for (i = 0; i < c->nmeasures; i++)
+	{
 		lb->measure_on_query[i] = c->measures[i].on_query;
+		lb->measure_fire_row[i] = c->measures[i].fire_row;
+	}
 
 	if (bs->replay)
 	{

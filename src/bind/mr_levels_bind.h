@@ -40,6 +40,7 @@ typedef struct MrLevelsBound
 	int			col_measure;	/* first of nmeasures measures */
 	int			nmeasures;
 	bool	   *measure_on_query;	/* [nmeasures] */
+	bool	   *measure_fire_row;	/* [nmeasures]: FIRE_ROW(), an int8 column */
 	MrLevelDir	crossing;		/* the default direction */
 } MrLevelsBound;
 

@@ -20,7 +20,9 @@
  * direction and band columns).  The BAND expression is over the query
  * table's row; a measure is over the firing input row, or, when it names
  * a column qualified by the query table's alias (or its name), over the
- * query's row.  Expressions are spans of the text for PostgreSQL's parser;
+ * query's row.  The measure FIRE_ROW() is the firing row's number among
+ * its key's rows (from 1, every row counted): (key, ID, FIRE_ROW()) is a
+ * fire's deterministic identity.  Expressions are spans of the text for PostgreSQL's parser;
  * nothing here resolves a name.
  *-------------------------------------------------------------------------
  */
@@ -43,6 +45,7 @@ typedef struct MrLevelsMeasure
 	MrSpan		expr;
 	MrName		alias;
 	bool		on_query;		/* names a column of the query table's row */
+	bool		fire_row;		/* FIRE_ROW(): the firing row's number */
 } MrLevelsMeasure;
 
 typedef struct MrLevelsClause

@@ -438,6 +438,24 @@ lv_names_query(LvParser *p, MrSpan span)
 	return false;
 }
 
+/* is the span exactly FIRE_ROW ( ) ? */
+static bool
+lv_is_fire_row(LvParser *p, MrSpan span)
+{
+	MrLexer		lx;
+	MrToken		t[4];
+	MrError		err;
+	int			n = 0;
+
+	memset(&err, 0, sizeof(err));
+	mr_lexer_init(&lx, p->text, span.end, &err);
+	lx.pos = span.start;
+	while (n < 4 && mr_lex_next(&lx, &t[n]) && t[n].kind != MR_TOK_EOF)
+		n++;
+	return n == 3 && mr_tok_is_keyword(&t[0], "FIRE_ROW") && mr_tok_is(&lx, &t[1], "(") &&
+		mr_tok_is(&lx, &t[2], ")");
+}
+
 static bool
 lv_measures(LvParser *p)
 {
@@ -465,7 +483,8 @@ lv_measures(LvParser *p)
 			return false;
 		if (!lv_name(p, &m->alias, NULL))
 			return false;
-		m->on_query = lv_names_query(p, m->expr);
+		m->fire_row = lv_is_fire_row(p, m->expr);
+		m->on_query = !m->fire_row && lv_names_query(p, m->expr);
 		c->nmeasures++;
 		if (!lv_is_punct(p, ","))
 			return true;

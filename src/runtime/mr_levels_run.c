@@ -14,8 +14,9 @@
  * The state a stream will checkpoint per key is the index's (its last
  * value and the armed flags, mr_levels.h) and the key's row count, which
  * numbers fires: a fire's identity is (key, query ID, the firing row's
- * number in the key's rows, counted from 0 over every input row of the
- * key, NULL values included), reported as MrEmitInfo.row.
+ * number in the key's rows, counted over every input row of the key, NULL
+ * values included), reported as MrEmitInfo.row (from 0) and as the measure
+ * FIRE_ROW() (from 1).
  *
  * Query rows: a NULL key column or a NULL LEVEL never fires (the query is
  * dropped); a NULL DIRECTION is the clause's CROSSING, a NULL band (the
@@ -346,7 +347,12 @@ lv_emit(MrRuntime *rt, MrLevelsRun *lr, TupleTableSlot *slot, int32 qi)
 	}
 	for (i = 0; i < lb->nmeasures; i++, o++)
 	{
-		if (lb->measure_on_query[i])
+		if (lb->measure_fire_row[i])
+		{
+			lr->out[o] = Int64GetDatum(lr->rows);
+			lr->outnull[o] = false;
+		}
+		else if (lb->measure_on_query[i])
 		{
 			lr->out[o] = lr->qmeas[qi * lb->nmeasures + i];
 			lr->outnull[o] = lr->qmeas_null[qi * lb->nmeasures + i];

@@ -443,7 +443,7 @@ test_parse_full(void)
 {
 	const char *t = "ticks t MATCH_LEVELS (PARTITION BY key, \"Sym\" ORDER BY ts DESC NULLS FIRST, n "
 		"VALUE price * (2) QUERIES s.price_alerts q (ID qid, LEVEL lvl, DIRECTION dir, BAND b) "
-		"CROSSING DOWN BAND 5 + 1 MEASURES q.note AS note, vol AS \"Vol\") AS f";
+		"CROSSING DOWN BAND 5 + 1 MEASURES q.note AS note, vol AS \"Vol\", fire_row ( ) AS r) AS f";
 	MrError		err;
 	MrLevelsClause *c;
 
@@ -471,9 +471,11 @@ test_parse_full(void)
 	MR_CHECK_STR(c->band.norm, "b");
 	MR_CHECK(c->crossing == MR_LEVEL_DOWN);
 	MR_CHECK(strncmp(t + c->band_expr.start, "5 + 1", 5) == 0);
-	MR_CHECK_INT(c->nmeasures, 2);
+	MR_CHECK_INT(c->nmeasures, 3);
 	MR_CHECK(c->measures[0].on_query);
 	MR_CHECK(!c->measures[1].on_query);
+	MR_CHECK(!c->measures[0].fire_row && !c->measures[1].fire_row);
+	MR_CHECK(c->measures[2].fire_row && !c->measures[2].on_query);
 	MR_CHECK_STR(c->measures[1].alias.norm, "Vol");
 }
 
