@@ -119,6 +119,9 @@ extern int	mr_query_order_cols(const MrBoundQuery *q, const int **cols);
 /* result column i is a copy of this input column, or -1 (a measure) */
 extern int	mr_query_output_column_source(const MrBoundQuery *q, int i);
 
+/* is it a MATCH_LEVELS item (mr_levels_bind.h) rather than MATCH_RECOGNIZE? */
+extern bool mr_query_is_levels(const MrBoundQuery *q);
+
 /* does an expression of the query run a subquery (a planned query)? */
 extern bool mr_query_has_subqueries(const MrBoundQuery *q);
 

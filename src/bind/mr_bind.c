@@ -43,6 +43,7 @@
 
 #include "match_recognize.h"
 #include "mr_bind_int.h"
+#include "mr_levels_clause.h"
 #include "mr_lexer.h"
 
 /* is this Query a plain "SELECT <columns> FROM ..." the engine can order? */
@@ -256,6 +257,8 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
 	bool		path_dep = false;
 	bool		start_dep = false;
 
+	if (mr_text_is_levels(text, len))
+		return mr_levels_bind(text, len, origin, opts);
 	q->text = pnstrdup(text, len);
 	q->textlen = len;
 	q->origin = *origin;
@@ -401,6 +404,8 @@ mr_query_input(const MrBoundQuery *q, Node **params)
 	Query	   *iq;
 	int			i;
 
+	if (q->levels)
+		return mr_levels_input(q);	/* it has no statement parameters */
 	if (params == NULL && q->bs->paramconsts)
 		params = (Node **) q->bs->paramconsts;
 	if (params && q->bs->nparams > 0)
@@ -497,6 +502,12 @@ static bool
 row_expr_planned(const MrRowExpr *r)
 {
 	return r != NULL && r->plan != NULL;
+}
+
+bool
+mr_query_is_levels(const MrBoundQuery *q)
+{
+	return q->levels != NULL;
 }
 
 bool

@@ -179,6 +179,9 @@ struct MrBoundQuery
 	int64		max_prev;		/* largest physical look-back */
 	int64		max_next;		/* largest physical look-ahead */
 	bool		define_has_next;
+
+	/* a MATCH_LEVELS item (mr_levels_bind.h), else NULL */
+	struct MrLevelsBound *levels;
 };
 
 extern MrBoundQuery *mr_bind_query(const char *text, int len, const MrTextOrigin *origin,

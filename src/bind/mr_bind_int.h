@@ -11,6 +11,8 @@
  *	mr_bind.c		mr_bind_query(): the clause, the pattern, the input, the
  *					keys, DEFINE, MEASURES and WITHIN, the result row; the
  *					accessors of mr_api.h
+ *	mr_levels_bind.c	a MATCH_LEVELS item: its parts checked, the merged
+ *					input written, recorded and replayed (mr_levels_bind.h)
  *	mr_lower.c		lowering expressions into slots and PostgreSQL
  *					expressions; the PARTITION BY / ORDER BY columns
  *	mr_replay.c		the record of the analyses and its replay; statement
@@ -62,6 +64,11 @@ typedef struct MrBindState
 #if defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #endif
+
+/* mr_levels_bind.c */
+extern MrBoundQuery *mr_levels_bind(const char *text, int len, const MrTextOrigin *origin,
+									const MrBindOptions *opts);
+extern Query *mr_levels_input(const MrBoundQuery *q);
 
 /* mr_lower.c */
 extern MrLowered *lower_expression(MrBoundQuery *q, MrSpan span, bool in_define, int define_var,

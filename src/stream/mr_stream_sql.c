@@ -175,6 +175,10 @@ mr_stream_bind(const char *sql, Oid *source, List *replay)
 	opts.replay = replay;
 	q = mr_query_bind(sql + occ[0].item.start, occ[0].item.end - occ[0].item.start,
 					  &origin, &opts);
+	if (mr_query_is_levels(q))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("MATCH_LEVELS cannot run as a stream yet")));
 
 	/* the table, as the input query was bound */
 	input = mr_query_input_query(q);
