@@ -955,7 +955,9 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 		const MrInst *in = &insts[pc];
 		int			visit;
 
-		m->stats.steps++;
+		/* nested nullable loops can make one walk long: stay cancellable */
+		if ((++m->stats.steps & 4095) == 0)
+			MR_CHECK_INTERRUPTS();
 		visit = walk_first_visit(m, pc, e.begun, &walked);
 		if (visit < 0)
 			return false;
