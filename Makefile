@@ -52,9 +52,6 @@ ifneq ($(MAJORVERSION),15)
 $(error match_recognize builds for PostgreSQL 15 only, and $(PG_CONFIG) is PostgreSQL $(VERSION))
 endif
 
-# src/stream compares an int with a size_t once, which -Wextra reports:
-# warned, not fatal, until the stream rework removes it (then drop this).
-src/stream/mr_stream_sql.o: override CFLAGS += -Wno-error=sign-compare
 
 # PGXS tracks no header dependencies: rebuild every object when any header
 # changes (a stale object with an old struct layout crashes the backend)

@@ -45,3 +45,132 @@ ALTER TABLE match_recognize_stream ADD COLUMN bound text;
 
 COMMENT ON COLUMN match_recognize_stream.bound IS
 'the query as bound at creation (nodeToString of its analyses): the worker replays it and resolves no name';
+
+-- the stream core of 1.1 (src/stream/): state in memory, compact checkpoints
+ALTER TABLE match_recognize_stream
+	ADD COLUMN max_held_wal bigint NOT NULL DEFAULT 268435456,
+	ADD COLUMN rows_stored bigint NOT NULL DEFAULT 0,
+	ADD COLUMN checkpoint_lsn pg_lsn,
+	ADD COLUMN restart_lsn pg_lsn,
+	ADD COLUMN restart_seq bigint,
+	ADD COLUMN checkpoint_state bytea,
+	ADD COLUMN checkpointed_at timestamptz;
+
+COMMENT ON COLUMN match_recognize_stream.checkpoint_lsn IS
+'the end of the last source transaction the last checkpoint covers';
+COMMENT ON COLUMN match_recognize_stream.restart_lsn IS
+'the commit of the oldest source transaction whose rows the last checkpoint keeps without storing them (NULL: none); the slot is not confirmed past it';
+
+-- The state of a stream of 1.0 becomes a checkpoint at its last_lsn that
+-- keeps every row stored: its pending rows (_mr_<id>_pending, with their
+-- arrival numbers) become the rows table (_mr_<id>_rows), its retained rows
+-- (_mr_<id>_retained) move there with new numbers, and each partition lists
+-- them, in row order, in its checkpoint row (_mr_<id>_parts.retained).
+-- The internal tables have no index in 1.1 (the worker writes them by tuple
+-- id).  No worker runs such a stream meanwhile: the library of 1.1 refuses
+-- to until the extension is updated, then starts from this state.
+DO $migrate$
+DECLARE
+	s record;
+	sch text;
+	cols text;
+	moved bigint;
+BEGIN
+	FOR s IN SELECT id, output, next_seq FROM @extschema@.match_recognize_stream LOOP
+		SELECT n.nspname INTO sch FROM pg_catalog.pg_class c
+			JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = s.output;
+		CONTINUE WHEN sch IS NULL
+			OR pg_catalog.to_regclass(pg_catalog.format('%I.%I', sch, '_mr_' || s.id || '_pending')) IS NULL;
+		SELECT pg_catalog.string_agg(pg_catalog.quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO cols
+			FROM pg_catalog.pg_attribute a
+			WHERE a.attrelid = pg_catalog.format('%I.%I', sch, '_mr_' || s.id || '_pending')::regclass
+				AND a.attnum > 0 AND NOT a.attisdropped AND a.attname <> '_seq';
+		EXECUTE pg_catalog.format('ALTER TABLE %I.%I RENAME TO %I', sch,
+			'_mr_' || s.id || '_pending', '_mr_' || s.id || '_rows');
+		EXECUTE pg_catalog.format('ALTER TABLE %I.%I DROP CONSTRAINT IF EXISTS %I, ADD COLUMN retained bytea',
+			sch, '_mr_' || s.id || '_parts', '_mr_' || s.id || '_parts_pkey');
+		EXECUTE pg_catalog.format(
+			'WITH r AS (SELECT *, %s::bigint + pg_catalog.row_number() OVER (ORDER BY _part, _rownum) - 1 AS nseq FROM %I.%I), '
+			'ins AS (INSERT INTO %I.%I (%s, _seq) SELECT %s, nseq FROM r) '
+			'UPDATE %I.%I p SET retained = COALESCE((SELECT pg_catalog.string_agg(pg_catalog.int8send(r.nseq), ''''::bytea ORDER BY r._rownum) '
+			'FROM r WHERE r._part = p.part_id), ''''::bytea)',
+			s.next_seq, sch, '_mr_' || s.id || '_retained',
+			sch, '_mr_' || s.id || '_rows', cols, cols,
+			sch, '_mr_' || s.id || '_parts');
+		EXECUTE pg_catalog.format('SELECT pg_catalog.count(*) FROM %I.%I', sch, '_mr_' || s.id || '_retained')
+			INTO moved;
+		EXECUTE pg_catalog.format('ALTER TABLE %I.%I ALTER COLUMN retained SET NOT NULL',
+			sch, '_mr_' || s.id || '_parts');
+		EXECUTE pg_catalog.format('DROP TABLE %I.%I', sch, '_mr_' || s.id || '_retained');
+		EXECUTE pg_catalog.format('UPDATE @extschema@.match_recognize_stream SET next_seq = next_seq + %s, '
+			'checkpoint_lsn = last_lsn, rows_stored = (SELECT pg_catalog.count(*) FROM %I.%I) WHERE id = %s',
+			moved, sch, '_mr_' || s.id || '_rows', s.id);
+	END LOOP;
+END
+$migrate$;
+
+DROP FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer);
+CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
+	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
+	batch_size integer DEFAULT 100000, max_held_wal text DEFAULT '256MB')
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_create_stream'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer, text) IS
+'creates the output table name and a stream that writes the final matches of query (SELECT * FROM <table> MATCH_RECOGNIZE (...)) to it as rows are committed';
+
+COMMENT ON FUNCTION match_recognize_drop_stream(text) IS
+'stops a stream and removes its worker, replication slot and internal tables; the output table stays';
+
+CREATE FUNCTION match_recognize_stream_backfill(slot name, OUT rows bigint, OUT total bigint)
+AS 'MODULE_PATHNAME', 'match_recognize_stream_backfill'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_backfill(name) IS
+'how far the backfill of the running worker of the stream with this slot has got: rows copied, rows to copy (NULLs when no backfill runs)';
+
+CREATE OR REPLACE VIEW match_recognize_streams AS
+SELECT s.name,
+	s.source,
+	s.output,
+	s.owner,
+	s.state,
+	s.last_error,
+	s.rows_in,
+	s.late_rows,
+	s.null_rows,
+	s.matches_out,
+	s.rows_out,
+	s.skip_degraded,
+	s.rows_pending,
+	s.rows_retained,
+	s.rows_pending + s.rows_retained AS rows_buffered,
+	s.watermark,
+	s.max_seen AS max_event_time,
+	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done))::bigint AS lag_bytes,
+	CASE WHEN pg_catalog.pg_current_wal_lsn() > p.done
+		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
+		ELSE 0 END::double precision AS lag_seconds,
+	a.pid AS worker_pid,
+	s.slot_name,
+	r.wal_status AS slot_wal_status,
+	s.late_table,
+	s.lateness,
+	s.idle_advance,
+	s.created_at,
+	s.updated_at,
+	s.rows_stored,
+	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), r.restart_lsn))::bigint AS held_wal_bytes,
+	s.max_held_wal,
+	s.checkpoint_lsn,
+	s.checkpointed_at,
+	b.rows AS backfill_rows,
+	b.total AS backfill_total
+FROM match_recognize_stream s
+LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
+CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
+	r.confirmed_flush_lsn, s.last_lsn) AS done) p
+CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
+LEFT JOIN pg_catalog.pg_stat_activity a
+	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';

@@ -113,25 +113,36 @@ CREATE TABLE match_recognize_stream (
 	last_lsn pg_lsn,
 	last_commit_time timestamptz,
 	updated_at timestamptz,
-	bound text
+	bound text,
+	max_held_wal bigint NOT NULL DEFAULT 268435456,
+	rows_stored bigint NOT NULL DEFAULT 0,
+	checkpoint_lsn pg_lsn,
+	restart_lsn pg_lsn,
+	restart_seq bigint,
+	checkpoint_state bytea,
+	checkpointed_at timestamptz
 );
 REVOKE ALL ON match_recognize_stream FROM PUBLIC;
 GRANT SELECT ON match_recognize_stream TO PUBLIC;
 
 COMMENT ON COLUMN match_recognize_stream.bound IS
 'the query as bound at creation (nodeToString of its analyses): the worker replays it and resolves no name';
+COMMENT ON COLUMN match_recognize_stream.checkpoint_lsn IS
+'the end of the last source transaction the last checkpoint covers';
+COMMENT ON COLUMN match_recognize_stream.restart_lsn IS
+'the commit of the oldest source transaction whose rows the last checkpoint keeps without storing them (NULL: none); the slot is not confirmed past it';
 
 COMMENT ON TABLE match_recognize_stream IS
 'streams (match_recognize_create_stream) and their workers'' progress; written only by the extension''s C code';
 
 CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
 	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
-	batch_size integer DEFAULT 100000)
+	batch_size integer DEFAULT 100000, max_held_wal text DEFAULT '256MB')
 RETURNS void
 AS 'MODULE_PATHNAME', 'match_recognize_create_stream'
 LANGUAGE C VOLATILE;
 
-COMMENT ON FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer) IS
+COMMENT ON FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer, text) IS
 'creates the output table name and a stream that writes the final matches of query (SELECT * FROM <table> MATCH_RECOGNIZE (...)) to it as rows are committed';
 
 CREATE FUNCTION match_recognize_drop_stream(name text)
@@ -140,7 +151,7 @@ AS 'MODULE_PATHNAME', 'match_recognize_drop_stream'
 LANGUAGE C STRICT VOLATILE;
 
 COMMENT ON FUNCTION match_recognize_drop_stream(text) IS
-'stops a stream and removes its worker, replication slot, origin and internal tables; the output table stays';
+'stops a stream and removes its worker, replication slot and internal tables; the output table stays';
 
 CREATE FUNCTION match_recognize_stream_done_lsn(slot name)
 RETURNS pg_lsn
@@ -149,6 +160,13 @@ LANGUAGE C STRICT VOLATILE;
 
 COMMENT ON FUNCTION match_recognize_stream_done_lsn(name) IS
 'the WAL position up to which the running worker of the stream with this slot has decoded and committed everything (NULL when it is not running)';
+
+CREATE FUNCTION match_recognize_stream_backfill(slot name, OUT rows bigint, OUT total bigint)
+AS 'MODULE_PATHNAME', 'match_recognize_stream_backfill'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_backfill(name) IS
+'how far the backfill of the running worker of the stream with this slot has got: rows copied, rows to copy (NULLs when no backfill runs)';
 
 CREATE VIEW match_recognize_streams AS
 SELECT s.name,
@@ -179,11 +197,19 @@ SELECT s.name,
 	s.lateness,
 	s.idle_advance,
 	s.created_at,
-	s.updated_at
+	s.updated_at,
+	s.rows_stored,
+	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), r.restart_lsn))::bigint AS held_wal_bytes,
+	s.max_held_wal,
+	s.checkpoint_lsn,
+	s.checkpointed_at,
+	b.rows AS backfill_rows,
+	b.total AS backfill_total
 FROM match_recognize_stream s
 LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
 CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
 	r.confirmed_flush_lsn, s.last_lsn) AS done) p
+CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
 

@@ -92,7 +92,8 @@ SELECT state, last_error FROM stream_status('dz_out');
 SELECT match_recognize_drop_stream('dz_out');
 
 -- the slot dropped behind the stream's back: changes may have been missed,
--- so the stream stops instead of going on with a gap
+-- so the stream stops instead of going on with a gap.  While the worker
+-- runs it holds the slot, so the slot cannot be dropped ...
 CREATE TABLE gs (k int, ts int, v int);
 SELECT match_recognize_create_stream('gs_out',
   $$SELECT * FROM gs MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
@@ -100,10 +101,20 @@ SELECT match_recognize_create_stream('gs_out',
   lateness => 0);
 SELECT match_recognize_wait_stream('gs_out');
 DO $$
+BEGIN
+  PERFORM pg_drop_replication_slot(slot_name) FROM match_recognize_streams WHERE name = 'public.gs_out';
+EXCEPTION WHEN object_in_use THEN
+  RAISE NOTICE 'the slot is in use';
+END $$;
+-- ... but between a worker and the next one it can: stop the worker, and
+-- stop the next one too if it took the slot first
+DO $$
 DECLARE
   s name := (SELECT slot_name FROM match_recognize_streams WHERE name = 'public.gs_out');
 BEGIN
-  FOR i IN 1 .. 500 LOOP
+  FOR i IN 1 .. 1000 LOOP
+    PERFORM pg_terminate_backend(active_pid) FROM pg_replication_slots
+      WHERE slot_name = s AND active_pid IS NOT NULL;
     BEGIN
       PERFORM pg_drop_replication_slot(s);
       EXIT;

@@ -13,9 +13,7 @@
  * (mr_runtime.h), which keeps every executor state of its own.
  *
  * The struct is opaque here: read it through the accessors below.  Its
- * definition (mr_bind.h) is for the bind and the runtime; src/stream
- * still reads a few of its fields directly, under its former name
- * MrQuery, until it uses these accessors.
+ * definition (mr_bind.h) is for the bind and the runtime only.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_API_H
@@ -42,9 +40,6 @@ typedef struct MrTextOrigin
 } MrTextOrigin;
 
 typedef struct MrBoundQuery MrBoundQuery;
-
-/* the former name of MrBoundQuery, for src/stream until it moves over */
-typedef MrBoundQuery MrQuery;
 
 
 /*
@@ -123,6 +118,9 @@ extern int	mr_query_order_cols(const MrBoundQuery *q, const int **cols);
 
 /* result column i is a copy of this input column, or -1 (a measure) */
 extern int	mr_query_output_column_source(const MrBoundQuery *q, int i);
+
+/* is it a MATCH_LEVELS item (mr_levels_bind.h) rather than MATCH_RECOGNIZE? */
+extern bool mr_query_is_levels(const MrBoundQuery *q);
 
 /* does an expression of the query run a subquery (a planned query)? */
 extern bool mr_query_has_subqueries(const MrBoundQuery *q);

@@ -43,6 +43,7 @@
 
 #include "match_recognize.h"
 #include "mr_bind_int.h"
+#include "mr_levels_clause.h"
 #include "mr_lexer.h"
 
 /* is this Query a plain "SELECT <columns> FROM ..." the engine can order? */
@@ -105,7 +106,7 @@ resolve_input(MrBoundQuery *q)
 					 errmsg("invalid input of MATCH_RECOGNIZE"),
 					 mr_report_position(q->text, span.start, &q->origin)));
 		mark_params(q, linitial_node(RawStmt, raw)->stmt, plen, span.start);
-		qry = analyze_with_params(q, linitial(raw), frag, NULL, 0);
+		qry = analyze_with_params(q, linitial(raw), frag, NULL, NULL, 0);
 		mr_errpos_pop(&errctx);
 		problem = input_shape_problem(qry);
 		if (problem)
@@ -256,6 +257,8 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
 	bool		path_dep = false;
 	bool		start_dep = false;
 
+	if (mr_text_is_levels(text, len))
+		return mr_levels_bind(text, len, origin, opts);
 	q->text = pnstrdup(text, len);
 	q->textlen = len;
 	q->origin = *origin;
@@ -411,6 +414,8 @@ mr_query_input(const MrBoundQuery *q, Node **params)
 	Query	   *iq;
 	int			i;
 
+	if (q->levels)
+		return mr_levels_input(q);	/* it has no statement parameters */
 	if (params == NULL && q->bs->paramconsts)
 		params = (Node **) q->bs->paramconsts;
 	if (params && q->bs->nparams > 0)
@@ -507,6 +512,12 @@ static bool
 row_expr_planned(const MrRowExpr *r)
 {
 	return r != NULL && r->plan != NULL;
+}
+
+bool
+mr_query_is_levels(const MrBoundQuery *q)
+{
+	return q->levels != NULL;
 }
 
 bool

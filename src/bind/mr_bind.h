@@ -75,6 +75,7 @@ typedef struct MrRowExpr
 	bool		uses_classifier;
 	Oid			type;
 	int32		typmod;
+	Oid			collation;		/* the column's, or the expression's */
 	PlannedStmt *plan;			/* with sublinks: runs as a planned query */
 	int			exec;			/* index of its executor state, -1 for a column */
 } MrRowExpr;
@@ -206,6 +207,8 @@ struct MrBoundQuery
 	bool		define_has_next;
 
 	MrTime	   *time;			/* time in patterns, or NULL */
+	/* a MATCH_LEVELS item (mr_levels_bind.h), else NULL */
+	struct MrLevelsBound *levels;
 };
 
 extern MrBoundQuery *mr_bind_query(const char *text, int len, const MrTextOrigin *origin,

@@ -13,6 +13,8 @@
  *					accessors of mr_api.h
  *	mr_bind_time.c	time in patterns: windows, absence, the clock; refuses
  *					the constructs the engine does not run yet
+ *	mr_levels_bind.c	a MATCH_LEVELS item: its parts checked, the merged
+ *					input written, recorded and replayed (mr_levels_bind.h)
  *	mr_lower.c		lowering expressions into slots and PostgreSQL
  *					expressions; the PARTITION BY / ORDER BY columns
  *	mr_replay.c		the record of the analyses and its replay; statement
@@ -69,6 +71,10 @@ typedef struct MrBindState
 extern void bind_time_refuse(MrBoundQuery *q);
 extern void bind_time(MrBoundQuery *q, bool *path_dep);
 extern void bind_time_check_absence(MrBoundQuery *q);
+/* mr_levels_bind.c */
+extern MrBoundQuery *mr_levels_bind(const char *text, int len, const MrTextOrigin *origin,
+									const MrBindOptions *opts);
+extern Query *mr_levels_input(const MrBoundQuery *q);
 
 /* mr_lower.c */
 extern MrLowered *lower_expression(MrBoundQuery *q, MrSpan span, bool in_define, int define_var,
@@ -87,7 +93,8 @@ extern const char *fragment_shape_problem(Query *qry);
 extern void load_decisions(MrBindState *bs);
 extern void mark_params(MrBoundQuery *q, Node *raw, int prefix, int span_start);
 extern Query *analyze_with_params(MrBoundQuery *q, RawStmt *rs, const char *src,
-								  const Oid *engine_types, int nengine);
+								  const Oid *engine_types, const Oid *engine_colls,
+								  int nengine);
 extern void check_tree(MrBoundQuery *q, Query *qry, const char *what,
 					   const Oid *engine_types, int nengine);
 extern Query *subst_params(Query *qry, int base, int n, Node **repl);

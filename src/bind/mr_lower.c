@@ -32,6 +32,7 @@
 #include "access/htup_details.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_aggregate.h"
+#include "catalog/pg_collation.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
@@ -652,6 +653,7 @@ lower_columnref(LowerCtx *cx, ColumnRef *cref)
 		slot->row.expr = NULL;
 		slot->row.type = TupleDescAttr(cx->q->input_desc, col)->atttypid;
 		slot->row.typmod = TupleDescAttr(cx->q->input_desc, col)->atttypmod;
+		slot->row.collation = TupleDescAttr(cx->q->input_desc, col)->attcollation;
 		slot->location = frag_to_text(cx, cref->location);
 		return slot_param(cx, s, cref->location);
 	}
@@ -987,7 +989,7 @@ lower_match_number(LowerCtx *cx, FuncCall *fc)
 	}
 }
 
-static Query *analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams,
+static Query *analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, Oid *pcolls, int nparams,
 									 const char *what);
 
 /*
@@ -1037,6 +1039,7 @@ bind_agg_row_expr(LowerCtx *cx, Query *aggqry, Expr *expr, MrRowExpr *r)
 {
 	r->type = exprType((Node *) expr);
 	r->typmod = exprTypmod((Node *) expr);
+	r->collation = exprCollation((Node *) expr);
 	r->column = -1;
 	r->exec = cx->q->nexprs++;
 	if (checkExprHasSubLink((Node *) expr))
@@ -1121,6 +1124,28 @@ lower_row_star(LowerCtx *cx, FuncCall *fc)
 }
 
 /*
+ * The types and collations of the row parameters: the input's columns (in
+ * their collations), CLASSIFIER() and MATCH_NUMBER().
+ */
+static void
+row_param_types(MrBoundQuery *q, Oid **ptypes, Oid **pcolls)
+{
+	int			i;
+
+	*ptypes = palloc(sizeof(Oid) * q->nrowparams);
+	*pcolls = palloc(sizeof(Oid) * q->nrowparams);
+	for (i = 0; i < q->natts; i++)
+	{
+		(*ptypes)[i] = TupleDescAttr(q->input_desc, i)->atttypid;
+		(*pcolls)[i] = TupleDescAttr(q->input_desc, i)->attcollation;
+	}
+	(*ptypes)[q->natts] = TEXTOID;
+	(*pcolls)[q->natts] = DEFAULT_COLLATION_OID;
+	(*ptypes)[q->natts + 1] = INT8OID;
+	(*pcolls)[q->natts + 1] = InvalidOid;
+}
+
+/*
  * Analyse "SELECT agg(args over the row parameters)" and return the
  * engine's copy of it (parameter values, subqueries rewritten); its one
  * target is the Aggref.
@@ -1129,16 +1154,13 @@ static Query *
 analyze_aggregate(LowerCtx *cx, FuncCall *fc)
 {
 	MrBoundQuery *q = cx->q;
-	Oid		   *ptypes = palloc(sizeof(Oid) * q->nrowparams);
+	Oid		   *ptypes;
+	Oid		   *pcolls;
 	Query	   *qry;
 	TargetEntry *tle;
-	int			i;
 
-	for (i = 0; i < q->natts; i++)
-		ptypes[i] = TupleDescAttr(q->input_desc, i)->atttypid;
-	ptypes[q->natts] = TEXTOID;
-	ptypes[q->natts + 1] = INT8OID;
-	qry = analyze_fragment_expr(cx, (Node *) fc, ptypes, q->nrowparams, "an aggregate");
+	row_param_types(q, &ptypes, &pcolls);
+	qry = analyze_fragment_expr(cx, (Node *) fc, ptypes, pcolls, q->nrowparams, "an aggregate");
 	tle = linitial(qry->targetList);
 	if (q->bs->replay &&
 		(!IsA(tle->expr, Aggref) || ((Aggref *) tle->expr)->agglevelsup != 0 ||
@@ -1463,7 +1485,7 @@ lower_node(LowerCtx *cx, Node *node)
  * fragment_for_use() of it.
  */
 static Query *
-analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams,
+analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, Oid *pcolls, int nparams,
 					  const char *what)
 {
 	SelectStmt *sel;
@@ -1492,7 +1514,7 @@ analyze_fragment_expr(LowerCtx *cx, Node *raw, Oid *ptypes, int nparams,
 	rs->stmt = (Node *) sel;
 	rs->stmt_location = 0;
 	rs->stmt_len = 0;
-	qry = analyze_with_params(cx->q, rs, cx->frag, ptypes, nparams);
+	qry = analyze_with_params(cx->q, rs, cx->frag, ptypes, pcolls, nparams);
 	if (qry->commandType != CMD_SELECT || list_length(qry->targetList) != 1)
 		elog(ERROR, "unexpected analysis result for a MATCH_RECOGNIZE expression");
 	if (qry->hasWindowFuncs)
@@ -1513,10 +1535,10 @@ static void
 bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 {
 	Oid		   *ptypes;
+	Oid		   *pcolls;
 	Query	   *qry;
 	TargetEntry *tle;
 	Expr	   *e;
-	int			i;
 
 	if (IsA(raw, ParamRef) && ((ParamRef *) raw)->number >= 1 &&
 		((ParamRef *) raw)->number <= cx->q->natts)
@@ -1528,14 +1550,11 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 		r->exec = -1;
 		r->type = TupleDescAttr(cx->q->input_desc, col)->atttypid;
 		r->typmod = TupleDescAttr(cx->q->input_desc, col)->atttypmod;
+		r->collation = TupleDescAttr(cx->q->input_desc, col)->attcollation;
 		return;
 	}
-	ptypes = palloc(sizeof(Oid) * cx->q->nrowparams);
-	for (i = 0; i < cx->q->natts; i++)
-		ptypes[i] = TupleDescAttr(cx->q->input_desc, i)->atttypid;
-	ptypes[cx->q->natts] = TEXTOID;
-	ptypes[cx->q->natts + 1] = INT8OID;
-	qry = analyze_fragment_expr(cx, raw, ptypes, cx->q->nrowparams, "a row expression");
+	row_param_types(cx->q, &ptypes, &pcolls);
+	qry = analyze_fragment_expr(cx, raw, ptypes, pcolls, cx->q->nrowparams, "a row expression");
 	if (qry->hasAggs)
 		ereport(ERROR,
 				(errcode(ERRCODE_GROUPING_ERROR),
@@ -1546,6 +1565,7 @@ bind_row_expr(LowerCtx *cx, Node *raw, MrRowExpr *r)
 	r->exec = cx->q->nexprs++;
 	r->type = exprType((Node *) tle->expr);
 	r->typmod = exprTypmod((Node *) tle->expr);
+	r->collation = exprCollation((Node *) tle->expr);
 	qry = fragment_for_use(cx->q, qry, cx->q->nrowparams);
 	if (qry->hasSubLinks)
 	{
@@ -1745,10 +1765,11 @@ fragment_expression(LowerCtx *cx, MrSpan span, const char *what)
 
 /*
  * The slots the lowered expression reads, in $k order, and their types
- * (now known); in a DEFINE, what they make the condition depend on.
+ * (now known) and collations (a navigated column's, an aggregate's
+ * result's); in a DEFINE, what they make the condition depend on.
  */
 static Oid *
-lowered_slot_types(LowerCtx *cx, MrLowered *lw)
+lowered_slot_types(LowerCtx *cx, MrLowered *lw, Oid **pcolls)
 {
 	MrBoundQuery *q = cx->q;
 	Oid		   *ptypes;
@@ -1758,6 +1779,7 @@ lowered_slot_types(LowerCtx *cx, MrLowered *lw)
 	lw->nslots = list_length(cx->slot_ids);
 	lw->slots = palloc(sizeof(int) * Max(lw->nslots, 1));
 	ptypes = palloc(sizeof(Oid) * Max(lw->nslots, 1));
+	*pcolls = palloc(sizeof(Oid) * Max(lw->nslots, 1));
 	foreach(lc, cx->slot_ids)
 	{
 		MrSlot	   *slot = &q->slots[lfirst_int(lc)];
@@ -1768,14 +1790,17 @@ lowered_slot_types(LowerCtx *cx, MrLowered *lw)
 			case MR_SLOT_NAV:
 				slot->type = slot->row.type;
 				slot->typmod = slot->row.typmod;
+				(*pcolls)[i] = slot->row.collation;
 				break;
 			case MR_SLOT_CLASSIFIER:
 				slot->type = TEXTOID;
 				slot->typmod = -1;
+				(*pcolls)[i] = DEFAULT_COLLATION_OID;
 				break;
 			case MR_SLOT_MATCH_NUMBER:
 				slot->type = INT8OID;
 				slot->typmod = -1;
+				(*pcolls)[i] = InvalidOid;
 				break;
 			case MR_SLOT_MATCH_DEADLINE:
 				slot->type = TupleDescAttr(q->input_desc, q->order_cols[0])->atttypid;
@@ -1786,6 +1811,7 @@ lowered_slot_types(LowerCtx *cx, MrLowered *lw)
 				slot->typmod = -1;
 				break;
 			case MR_SLOT_AGG:
+				(*pcolls)[i] = slot->aggref->aggcollid;
 				break;
 		}
 		ptypes[i] = slot->type;
@@ -1843,6 +1869,7 @@ lower_expression(MrBoundQuery *q, MrSpan span, bool in_define, int define_var,
 	Node	   *expr;
 	MrLowered  *lw = palloc0(sizeof(MrLowered));
 	Oid		   *ptypes;
+	Oid		   *pcolls;
 	Query	   *qry;
 	Node	   *e;
 	int			i;
@@ -1870,8 +1897,8 @@ lower_expression(MrBoundQuery *q, MrSpan span, bool in_define, int define_var,
 					 cx_position(&cx, cx.markers[i].kwpos)));
 
 	/* now the slot types are known: analyse the outer expression */
-	ptypes = lowered_slot_types(&cx, lw);
-	qry = analyze_fragment_expr(&cx, expr, ptypes, lw->nslots, what);
+	ptypes = lowered_slot_types(&cx, lw, &pcolls);
+	qry = analyze_fragment_expr(&cx, expr, ptypes, pcolls, lw->nslots, what);
 	if (qry->hasAggs)
 		ereport(ERROR,
 				(errcode(ERRCODE_GROUPING_ERROR),

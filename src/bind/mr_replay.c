@@ -255,13 +255,61 @@ renumber_params_walker(Node *node, int *nengine)
 }
 
 /*
+ * Fixed parameters as parse_analyze_fixedparams() makes them, but an
+ * engine parameter that stands for a column (or for an expression over
+ * columns) has the column's collation, as the column itself would in a
+ * query over the input: b.s = PREV(b.s) on a column of a nondeterministic
+ * or "C" collation compares as that collation does, not as the database's
+ * default.  The collation is implicit, as a column's is.
+ */
+typedef struct FixedParams
+{
+	const Oid  *types;
+	const Oid  *colls;			/* per parameter; InvalidOid: the type's */
+	int			n;
+} FixedParams;
+
+static Node *
+fixed_paramref(ParseState *pstate, ParamRef *pref)
+{
+	FixedParams *fp = (FixedParams *) pstate->p_ref_hook_state;
+	int			k = pref->number;
+	Param	   *param;
+
+	if (k <= 0 || k > fp->n || !OidIsValid(fp->types[k - 1]))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_PARAMETER),
+				 errmsg("there is no parameter $%d", k),
+				 parser_errposition(pstate, pref->location)));
+	param = makeNode(Param);
+	param->paramkind = PARAM_EXTERN;
+	param->paramid = k;
+	param->paramtype = fp->types[k - 1];
+	param->paramtypmod = -1;
+	param->paramcollid = OidIsValid(fp->colls[k - 1]) ? fp->colls[k - 1]
+		: get_typcollation(param->paramtype);
+	param->location = pref->location;
+	return (Node *) param;
+}
+
+static void
+fixed_params_setup(ParseState *pstate, void *arg)
+{
+	pstate->p_paramref_hook = fixed_paramref;
+	pstate->p_ref_hook_state = arg;
+}
+
+/*
  * Parse analysis of a raw statement whose first nengine parameters are the
- * engine's (types given) and the statement's parameters follow them.  With
- * deduction, the statement parameters' types are deduced as PREPARE does.
+ * engine's (types given, and collations when engine_colls is not NULL) and
+ * the statement's parameters follow them.  With deduction, the statement
+ * parameters' types are deduced as PREPARE does (only their types are
+ * used then).
  */
 Query *
 analyze_with_params(MrBoundQuery *q, RawStmt *rs, const char *src,
-					const Oid *engine_types, int nengine)
+					const Oid *engine_types, const Oid *engine_colls,
+					int nengine)
 {
 	MrBindState *bs = q->bs;
 	int			n = nengine + bs->nparams;
@@ -281,7 +329,17 @@ analyze_with_params(MrBoundQuery *q, RawStmt *rs, const char *src,
 			bs->paramtypes[i] = types[nengine + i];
 	}
 	else
-		qry = parse_analyze_fixedparams(rs, src, types, n, NULL);
+	{
+		FixedParams fp;
+		Oid		   *colls = palloc0(sizeof(Oid) * Max(n, 1));
+
+		for (i = 0; engine_colls && i < nengine; i++)
+			colls[i] = engine_colls[i];
+		fp.types = types;
+		fp.colls = colls;
+		fp.n = n;
+		qry = parse_analyze_withcb(rs, src, fixed_params_setup, &fp, NULL);
+	}
 	return qry;
 }
 

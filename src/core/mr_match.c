@@ -741,6 +741,184 @@ parked_duplicate(MrMatcher *m, int32_t pc, int64_t start)
 	return false;
 }
 
+/* ---------- the steps of a closure's walk ---------- */
+
+/*
+ * Is this visit of (pc, begun, the counters being walked) the first of the
+ * walk (1), or a repeat (0)?  A walk through counted loops also checks for
+ * interrupts, and stops past walk_cap (-1, overflow set).
+ */
+static inline int
+walk_first_visit(MrMatcher *m, int32_t pc, int32_t begun, int64_t *walked)
+{
+	const int32_t K = m->K;
+
+	if (K == 0)
+	{
+		if (m->cstamp[pc] == m->cgen && m->cbegun[pc] == begun)
+			return 0;
+		m->cstamp[pc] = m->cgen;
+		m->cbegun[pc] = begun;
+		return 1;
+	}
+	/* the state includes the counters; a counted walk can be long */
+	memcpy(m->cur_cnt, m->stack_cnt + (size_t) m->stacktop * K,
+		   sizeof(int32_t) * (size_t) K);
+	if (set_seen(&m->vset, pc, begun, 0, m->cur_cnt, NULL, K))
+		return 0;
+	if ((++*walked & 4095) == 0)
+	{
+		MR_CHECK_INTERRUPTS();
+		if (m->walk_cap > 0 && *walked > m->walk_cap)
+		{
+			m->overflow = true;
+			m->stacktop = 0;
+			return -1;
+		}
+	}
+	return 1;
+}
+
+/* JUMP: a back edge ends an iteration, which may have matched no row */
+static inline void
+walk_jump(MrMatcher *m, const MrInst *in, int32_t begun)
+{
+	if (in->back_edge)
+	{
+		int32_t		node = begun_find(m, begun, in->loop);
+
+		/*
+		 * An iteration that matched no row (it began at this row) is the
+		 * loop's last: the path goes on at the loop's exit, in its place in
+		 * the preference order, with the set the iteration's head had
+		 * (ISO/IEC 19075-5 7.2.8; the mandatory iterations of a lower bound
+		 * are copies without this edge).
+		 */
+		if (node < 0)
+			stack_push(m, in->x, begun);
+		else
+			stack_push(m, in->y, m->bnodes[node].parent);
+		return;
+	}
+	stack_push(m, in->x, begun);
+}
+
+/* SPLIT: x first; a loop head's body edge begins an iteration */
+static inline void
+walk_split(MrMatcher *m, const MrInst *in, int32_t pc, int32_t begun)
+{
+	int32_t		bx = begun,
+				by = begun;
+
+	if (in->loop_head)
+	{
+		int32_t		nb = begun_push(m, pc, begun);
+
+		if (in->x == in->loop)
+			bx = nb;
+		else
+			by = nb;
+	}
+	stack_push(m, in->y, by);
+	stack_push(m, in->x, bx);
+}
+
+/* CLOOP: iterate below max, exit at or above min (counter reset to 0) */
+static inline void
+walk_cloop(MrMatcher *m, const MrInst *in, int32_t pc, int32_t begun)
+{
+	const MrCounter *ctr = &m->prog->counters[in->ctr];
+	int32_t		c = m->cur_cnt[in->ctr];
+	bool		can_iter = ctr->max == MR_QUANT_INF || c < ctr->max;
+	bool		can_exit = c >= ctr->min;
+	int32_t		bb = begun;
+
+	/* taking the body edge begins an iteration here */
+	if (can_iter && in->loop_head)
+		bb = begun_push(m, pc, begun);
+	/* the exit resets the counter: 0 outside the loop */
+	if (in->reluctant)
+	{
+		if (can_iter)
+			stack_push(m, in->x, bb);
+		if (can_exit)
+			stack_push_count(m, in->y, begun, in->ctr, 0);
+	}
+	else
+	{
+		if (can_exit)
+			stack_push_count(m, in->y, begun, in->ctr, 0);
+		if (can_iter)
+			stack_push(m, in->x, bb);
+	}
+}
+
+/* CBACK: one more iteration; an empty one fills min or is the last */
+static inline void
+walk_cback(MrMatcher *m, const MrInst *in, int32_t begun)
+{
+	const MrCounter *ctr = &m->prog->counters[in->ctr];
+	int64_t		n = (int64_t) m->cur_cnt[in->ctr] + 1;
+	int32_t		node = in->back_edge ? begun_find(m, begun, in->loop) : -1;
+
+	if (node < 0)
+	{
+		/* unbounded: more iterations than min change nothing */
+		if (ctr->max == MR_QUANT_INF && n > ctr->min)
+			n = ctr->min;
+		stack_push_count(m, in->x, begun, in->ctr, (int32_t) n);
+	}
+	else if (n > ctr->min)
+	{
+		/* an empty iteration past the lower bound: the last */
+		stack_push_count(m, in->y, m->bnodes[node].parent, in->ctr, 0);
+	}
+	else
+	{
+		/*
+		 * An empty iteration filling the lower bound; with fill_jump the run
+		 * of such iterations is taken at once (see the top of the file).
+		 */
+		stack_push_count(m, in->x, m->bnodes[node].parent, in->ctr,
+						 ctr->fill_jump ? ctr->min : (int32_t) n);
+	}
+}
+
+/* END before the partition's end: park with the loop set */
+static void
+walk_park_at_end(MrMatcher *m, int32_t pc, int32_t begun, int64_t start,
+				 MrHist *hist, int64_t len)
+{
+	/* finish() resumes the walk here */
+	Thread	   *t = nlist_append(m, pc, start, hist, len);
+	int32_t		n = 0,
+				node;
+
+	m->rec_fail = true;			/* not memoized */
+
+	for (node = begun; node >= 0; node = m->bnodes[node].parent)
+		n++;
+	if (n > 0)
+	{
+		t->begun = mr_new_array(int32_t, n);
+		t->nbegun = n;
+		for (node = begun; node >= 0; node = m->bnodes[node].parent)
+			t->begun[--n] = m->bnodes[node].loop;
+	}
+}
+
+/* a step's pc to record for the closure memo (-1: ACCEPT) */
+static inline void
+walk_record(MrMatcher *m, int32_t item)
+{
+	if (!m->recording)
+		return;
+	if (m->rec_n < MEMO_MAX_ITEMS)
+		m->rec_items[m->rec_n++] = item;
+	else
+		m->rec_fail = true;
+}
+
 /*
  * Follow epsilon edges from pc0 for one thread, in preference order (a
  * depth-first walk that takes each SPLIT's x before its y), appending the
@@ -783,133 +961,30 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 		StackEntry	e = m->stack[--m->stacktop];
 		int32_t		pc = e.pc;
 		const MrInst *in = &insts[pc];
+		int			visit;
 
-		m->stats.steps++;
-		if (K == 0)
-		{
-			if (m->cstamp[pc] == m->cgen && m->cbegun[pc] == e.begun)
-				continue;
-			m->cstamp[pc] = m->cgen;
-			m->cbegun[pc] = e.begun;
-		}
-		else
-		{
-			/* the state includes the counters; a counted walk can be long */
-			memcpy(m->cur_cnt, m->stack_cnt + (size_t) m->stacktop * K,
-				   sizeof(int32_t) * (size_t) K);
-			if (set_seen(&m->vset, pc, e.begun, 0, m->cur_cnt, NULL, K))
-				continue;
-			if ((++walked & 4095) == 0)
-			{
-				MR_CHECK_INTERRUPTS();
-				if (m->walk_cap > 0 && walked > m->walk_cap)
-				{
-					m->overflow = true;
-					m->stacktop = 0;
-					return false;
-				}
-			}
-		}
+		/* nested nullable loops can make one walk long: stay cancellable */
+		if ((++m->stats.steps & 4095) == 0)
+			MR_CHECK_INTERRUPTS();
+		visit = walk_first_visit(m, pc, e.begun, &walked);
+		if (visit < 0)
+			return false;
+		if (visit == 0)
+			continue;
 
 		switch ((MrOpcode) in->op)
 		{
 			case MR_OP_JUMP:
-				if (in->back_edge)
-				{
-					int32_t		node = begun_find(m, e.begun, in->loop);
-
-					/*
-					 * An iteration that matched no row (it began at this
-					 * row) is the loop's last: the path goes on at the loop's
-					 * exit, in its place in the preference order, with the
-					 * set the iteration's head had (ISO/IEC 19075-5 7.2.8;
-					 * the mandatory iterations of a lower bound are copies
-					 * without this edge).
-					 */
-					if (node < 0)
-						stack_push(m, in->x, e.begun);
-					else
-						stack_push(m, in->y, m->bnodes[node].parent);
-					break;
-				}
-				stack_push(m, in->x, e.begun);
+				walk_jump(m, in, e.begun);
 				break;
 			case MR_OP_SPLIT:
-				{
-					int32_t		bx = e.begun,
-								by = e.begun;
-
-					if (in->loop_head)
-					{
-						/* taking the body edge begins an iteration here */
-						int32_t		nb = begun_push(m, pc, e.begun);
-
-						if (in->x == in->loop)
-							bx = nb;
-						else
-							by = nb;
-					}
-					stack_push(m, in->y, by);
-					stack_push(m, in->x, bx);
-				}
+				walk_split(m, in, pc, e.begun);
 				break;
 			case MR_OP_CLOOP:
-				{
-					const MrCounter *ctr = &m->prog->counters[in->ctr];
-					int32_t		c = m->cur_cnt[in->ctr];
-					bool		can_iter = ctr->max == MR_QUANT_INF || c < ctr->max;
-					bool		can_exit = c >= ctr->min;
-					int32_t		bb = e.begun;
-
-					/* taking the body edge begins an iteration here */
-					if (can_iter && in->loop_head)
-						bb = begun_push(m, pc, e.begun);
-					/* the exit resets the counter: 0 outside the loop */
-					if (in->reluctant)
-					{
-						if (can_iter)
-							stack_push(m, in->x, bb);
-						if (can_exit)
-							stack_push_count(m, in->y, e.begun, in->ctr, 0);
-					}
-					else
-					{
-						if (can_exit)
-							stack_push_count(m, in->y, e.begun, in->ctr, 0);
-						if (can_iter)
-							stack_push(m, in->x, bb);
-					}
-				}
+				walk_cloop(m, in, pc, e.begun);
 				break;
 			case MR_OP_CBACK:
-				{
-					const MrCounter *ctr = &m->prog->counters[in->ctr];
-					int64_t		n = (int64_t) m->cur_cnt[in->ctr] + 1;
-					int32_t		node = in->back_edge ? begun_find(m, e.begun, in->loop) : -1;
-
-					if (node < 0)
-					{
-						/* unbounded: more iterations than min change nothing */
-						if (ctr->max == MR_QUANT_INF && n > ctr->min)
-							n = ctr->min;
-						stack_push_count(m, in->x, e.begun, in->ctr, (int32_t) n);
-					}
-					else if (n > ctr->min)
-					{
-						/* an empty iteration past the lower bound: the last */
-						stack_push_count(m, in->y, m->bnodes[node].parent, in->ctr, 0);
-					}
-					else
-					{
-						/*
-						 * An empty iteration filling the lower bound; with
-						 * fill_jump the run of such iterations is taken at
-						 * once (see the top of the file).
-						 */
-						stack_push_count(m, in->x, m->bnodes[node].parent, in->ctr,
-										 ctr->fill_jump ? ctr->min : (int32_t) n);
-					}
-				}
+				walk_cback(m, in, e.begun);
 				break;
 			case MR_OP_BEGIN:
 				if (pos == 0)
@@ -919,35 +994,12 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 				if (m->finished)
 					stack_push(m, pc + 1, e.begun);
 				else
-				{
-					/* park with the loop set: finish() resumes the walk here */
-					Thread	   *t = nlist_append(m, pc, start, hist, len);
-					int32_t		n = 0,
-								node;
-
-					m->rec_fail = true; /* not memoized */
-
-					for (node = e.begun; node >= 0; node = m->bnodes[node].parent)
-						n++;
-					if (n > 0)
-					{
-						t->begun = mr_new_array(int32_t, n);
-						t->nbegun = n;
-						for (node = e.begun; node >= 0; node = m->bnodes[node].parent)
-							t->begun[--n] = m->bnodes[node].loop;
-					}
-				}
+					walk_park_at_end(m, pc, e.begun, start, hist, len);
 				break;
 			case MR_OP_VAR:
 				if (m->finished)
 					break;
-				if (m->recording)
-				{
-					if (m->rec_n < MEMO_MAX_ITEMS)
-						m->rec_items[m->rec_n++] = pc;
-					else
-						m->rec_fail = true;
-				}
+				walk_record(m, pc);
 				if (parked_duplicate(m, pc, start))
 				{
 					m->stats.merged++;
@@ -979,13 +1031,7 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 				nlist_append(m, pc, start, hist, len);
 				break;
 			case MR_OP_ACCEPT:
-				if (m->recording)
-				{
-					if (m->rec_n < MEMO_MAX_ITEMS)
-						m->rec_items[m->rec_n++] = -1;
-					else
-						m->rec_fail = true;
-				}
+				walk_record(m, -1);
 				set_best(m, start, start + len, hist);
 				m->stacktop = 0;
 				return true;

@@ -99,18 +99,26 @@ ascii_lower(char c)
 	return (c >= 'A' && c <= 'Z') ? (char) (c - 'A' + 'a') : c;
 }
 
-/* case-insensitive ASCII search for the keyword, to skip lexing most text */
+/* case-insensitive ASCII search for the keywords, to skip lexing most text */
 static bool
 mentions_keyword(const char *sql, int len)
 {
 	static const char kw[] = "match_recognize";
+	static const char kw2[] = "match_levels";
 	int			n = (int) sizeof(kw) - 1;
+	int			n2 = (int) sizeof(kw2) - 1;
 	int			i,
 				j;
 
-	for (i = 0; i + n <= len; i++)
+	for (i = 0; i + n2 <= len; i++)
 	{
 		MR_CHECK_INTERRUPTS();
+		for (j = 0; j < n2 && ascii_lower(sql[i + j]) == kw2[j]; j++)
+			;
+		if (j == n2)
+			return true;
+		if (i + n > len)
+			continue;
 		for (j = 0; j < n && ascii_lower(sql[i + j]) == kw[j]; j++)
 			;
 		if (j == n)
@@ -118,6 +126,7 @@ mentions_keyword(const char *sql, int len)
 	}
 	return false;
 }
+
 
 static MrSpan
 span(int start, int end)
@@ -156,6 +165,13 @@ static bool
 rw_is_kw(const RwScan *s, int k, const char *kw)
 {
 	return k >= 0 && k < s->ntoks && mr_tok_is_keyword(&s->toks[k].tok, kw);
+}
+
+/* MATCH_RECOGNIZE or its sibling MATCH_LEVELS (mr_levels_clause.h) */
+static bool
+rw_is_item_kw(const RwScan *s, int k)
+{
+	return rw_is_kw(s, k, "MATCH_RECOGNIZE") || rw_is_kw(s, k, "MATCH_LEVELS");
 }
 
 /* a token that can be a table name, alias or CTE name */
@@ -758,7 +774,7 @@ rw_occurrence_at(RwScan *s, int kw, MrOccurrence *o)
 		j--;
 	}
 
-	if (j >= 0 && rw_is_kw(s, j, "MATCH_RECOGNIZE") && rw_is_punct(s, j + 1, "("))
+	if (j >= 0 && rw_is_item_kw(s, j) && rw_is_punct(s, j + 1, "("))
 	{
 		mr_error_set(s->err, MR_SQLSTATE_SYNTAX_ERROR, s->toks[kw].tok.start,
 					 "MATCH_RECOGNIZE cannot be applied to the result of another MATCH_RECOGNIZE");
@@ -772,6 +788,12 @@ rw_occurrence_at(RwScan *s, int kw, MrOccurrence *o)
 		 * Nothing that can be an input: this is a call of the function
 		 * match_recognize(...) -- unless the parentheses begin like a clause.
 		 */
+		if (rw_is_kw(s, kw, "MATCH_LEVELS"))
+		{
+			mr_error_set(s->err, MR_SQLSTATE_SYNTAX_ERROR, s->toks[kw].tok.start,
+						 "MATCH_LEVELS must follow a table name or a parenthesized subquery");
+			return -1;
+		}
 		if (open + 1 < close && tok_in_list(&s->toks[open + 1].tok, clause_start_words))
 		{
 			mr_error_set(s->err, MR_SQLSTATE_SYNTAX_ERROR, s->toks[kw].tok.start,
@@ -897,7 +919,7 @@ mr_find_occurrences(const char *sql, int len, int *noccurrences, MrError *err)
 		int			r;
 
 		MR_CHECK_INTERRUPTS();
-		if (!rw_is_kw(&s, k, "MATCH_RECOGNIZE") || !rw_is_punct(&s, k + 1, "("))
+		if (!rw_is_item_kw(&s, k) || !rw_is_punct(&s, k + 1, "("))
 			continue;
 
 		/* the clauses around k (their "(" tokens), innermost last */

@@ -49,6 +49,7 @@
 #include "utils/memutils.h"
 
 #include "match_recognize.h"
+#include "mr_levels_run.h"
 #include "mr_runtime_int.h"
 
 /* ---------- row window ---------- */
@@ -708,6 +709,11 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 {
 	MrPartState *ps = &rt->own_state;
 
+	if (unlikely(rt->levels != NULL))
+	{
+		mr_levels_push(rt, slot);
+		return;
+	}
 	slot_getallattrs(slot);		/* once, for the partition check and the window */
 	if (unlikely(!ps->in_partition) || !same_partition(rt, ps, slot))
 		next_partition(rt, slot);
@@ -730,6 +736,11 @@ mr_runtime_push(MrRuntime *rt, TupleTableSlot *slot)
 void
 mr_runtime_finish(MrRuntime *rt)
 {
+	if (rt->levels)
+	{
+		mr_levels_finish(rt);
+		return;
+	}
 	part_end(rt, rt->own);
 	window_clear(rt, rt->own);
 	if (rt->held != NIL)
@@ -875,7 +886,11 @@ partrun_alloc(MrRuntime *rt, TupleTableSlot *key_row, void *arg)
 MrPartRun *
 mr_partrun_create(MrRuntime *rt, TupleTableSlot *key_row, void *arg)
 {
-	MrPartRun  *run = partrun_alloc(rt, key_row, arg);
+	MrPartRun  *run;
+
+	if (rt->levels)
+		mr_levels_no_partrun();
+	run = partrun_alloc(rt, key_row, arg);
 
 	/* nothing pushed yet: suspended at the partition's start */
 	memset(&run->cp, 0, sizeof(run->cp));
@@ -886,7 +901,11 @@ MrPartRun *
 mr_partrun_restore(MrRuntime *rt, TupleTableSlot *key_row,
 				   const MrRuntimeCheckpoint *cp, void *arg)
 {
-	MrPartRun  *run = partrun_alloc(rt, key_row, arg);
+	MrPartRun  *run;
+
+	if (rt->levels)
+		mr_levels_no_partrun();
+	run = partrun_alloc(rt, key_row, arg);
 
 	run->cp = *cp;
 	if (cp->keep_from < cp->nrows)
@@ -1009,6 +1028,11 @@ mr_runtime_destroy(MrRuntime *rt)
 {
 	ListCell   *lc;
 
+	if (rt->levels)
+	{
+		mr_levels_destroy(rt);
+		return;
+	}
 	foreach(lc, rt->subplan_qds)
 	{
 		QueryDesc **qdp = lfirst(lc);

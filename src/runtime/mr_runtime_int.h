@@ -24,6 +24,9 @@
  *					DEFINE callback
  *	mr_agg.c		aggregate states (PostgreSQL's transition and final
  *					functions)
+ *	mr_levels_run.c	a MATCH_LEVELS query's run (mr_levels_run.h): the
+ *					entry points hand over to it; it calls none of the
+ *					above
  *
  * Performance: what every input row runs must not become a call from one
  * of these files into another.  mr_runtime_push() inlines the partition
@@ -326,6 +329,9 @@ struct MrRuntime
 	MrMatcherStats gone_matcher_stats;
 	uint64		gone_dfa_steps;
 	int64		nruns;			/* partition runs not freed */
+
+	/* a MATCH_LEVELS query's run (mr_levels_run.c), else NULL */
+	struct MrLevelsRun *levels;
 };
 
 /*

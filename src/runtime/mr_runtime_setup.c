@@ -26,6 +26,7 @@
 #include "utils/typcache.h"
 
 #include "match_recognize.h"
+#include "mr_levels_run.h"
 #include "mr_runtime_int.h"
 
 /* ---------- columns the query reads ---------- */
@@ -526,8 +527,11 @@ setup_defines(MrRuntime *rt)
 MrRuntime *
 mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 {
-	MrRuntime  *rt = palloc0(sizeof(MrRuntime));
+	MrRuntime  *rt;
 
+	if (q->levels)
+		return mr_levels_runtime_create(q, emit, emit_arg);
+	rt = palloc0(sizeof(MrRuntime));
 	rt->q = q;
 	rt->emit = emit;
 	rt->emit_arg = emit_arg;

@@ -507,6 +507,19 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	List	   *items;
 	int			i;
 
+	if (mr_query_is_levels(q))
+	{
+		ExplainPropertyText("Matcher", "level index", es);
+		if (es->analyze && st->rt)
+		{
+			MrRuntimeStats s;
+
+			mr_runtime_get_stats(st->rt, &s);
+			ExplainPropertyInteger("Rows Read", NULL, s.rows_in + st->done_stats.rows_in, es);
+			ExplainPropertyInteger("Fires", NULL, s.matches + st->done_stats.matches, es);
+		}
+		return;
+	}
 	ExplainPropertyText("Pattern", mr_pattern_to_string(c, c->pattern), es);
 	if (c->npartition > 0)
 	{

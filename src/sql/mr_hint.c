@@ -78,6 +78,8 @@ word_kind(const char *w, int len)
 
 	if (len == 15 && pg_strncasecmp(w, "match_recognize", 15) == 0)
 		return HT_MR;
+	if (len == 12 && pg_strncasecmp(w, "match_levels", 12) == 0)
+		return HT_MR;			/* its sibling: the same advice */
 	if (len >= NAMEDATALEN)
 		return HT_TABLE;
 	memcpy(buf, w, len);

@@ -325,7 +325,8 @@ match_recognize_partrun_check(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("unknown mode \"%s\"", mode),
 				 errhint("The modes are interleave, suspend, restore and clock.")));
-	InitMaterializedSRF(fcinfo, 0);
+	/* a copy of expectedDesc, which the executor frees (see mr_srf.c) */
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "match_recognize partition run check",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);

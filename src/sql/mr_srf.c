@@ -135,7 +135,14 @@ match_recognize(PG_FUNCTION_ARGS)
 	MemoryContext qcxt;
 	MemoryContext old;
 
-	InitMaterializedSRF(fcinfo, 0);
+	/*
+	 * A copy of the column definition list's descriptor: without the flag
+	 * the descriptor is expectedDesc itself, which the executor frees after
+	 * the call (FreeTupleDesc of a refcount -1 setDesc), so that the next
+	 * call of the same scan (a rescan under a nested loop or LATERAL with
+	 * arguments that change) would write into freed memory.
+	 */
+	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
 	if (PG_ARGISNULL(0))
 		return (Datum) 0;		/* no query, no rows (as a strict function) */
 	arg = PG_GETARG_TEXT_PP(0);

@@ -2,36 +2,37 @@
  * mr_stream.h
  *	  Streaming mode: a MATCH_RECOGNIZE query run continuously over the rows
  *	  committed to a table, with final matches written exactly once to an
- *	  output table.
+ *	  output table.  What the rest of the extension sees of it.
  *
- * Subsystems (one file each, except the worker):
- *	mr_stream_decode.c		the logical decoding output plugin (the library is
- *							the plugin: slots name "match_recognize")
- *	mr_stream_launcher.c	shared memory, the launcher background worker, the
+ * Modules (src/stream/):
+ *	mr_stream_catalog.c		the catalog match_recognize_stream: its row, the
+ *							slot-name codec, the stream lock, internal tables
+ *	mr_stream_shmem.c		shared memory (one entry per running worker), the
  *							module initialiser
- *	mr_stream_worker.c		one background worker per stream: decode, buffer,
- *							release below the watermark, match, persist; the
- *							batch loop is here, its steps in mr_stream_setup.c,
- *							mr_stream_ingest.c, mr_stream_part.c,
- *							mr_stream_persist.c and mr_stream_spi.c, which
- *							share mr_stream_worker_int.h
+ *	mr_stream_launcher.c	the launcher background worker
+ *	mr_stream_proto.c		the logical decoding output plugin: hands each
+ *							decoded change of a source to the worker of the
+ *							same process (mr_stream_proto.h)
+ *	mr_stream_worker*.c ...	one background worker per stream (see
+ *							mr_stream_worker_int.h for its files)
  *	mr_stream_sql.c			match_recognize_create_stream / _drop_stream
  *
  * The replication slots are the registry the launcher reads: every stream
- * has a logical slot named mr_<database oid>_<stream id>_<owner oid>, made
- * by create_stream before anything else and dropped by drop_stream (or by
- * the stream's worker when it finds its catalog row gone).  The launcher
- * needs no database connection; it starts one worker per such slot.
+ * has a logical slot named mr_<database oid>_<stream id>_<owner oid>_<nonce>,
+ * made by create_stream before anything else and dropped by drop_stream (or
+ * by the stream's worker when it finds its catalog row gone).  The launcher
+ * needs no database connection; it starts one worker per such slot, and the
+ * worker holds its slot for as long as it runs.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_STREAM_H
 #define MR_STREAM_H
 
-#include "postgres.h"
-
+#include "access/htup.h"
 #include "access/xlogdefs.h"
 #include "fmgr.h"
 #include "storage/lockdefs.h"
+#include "utils/relcache.h"
 
 #include "mr_api.h"
 
@@ -75,35 +76,80 @@ enum
 	Anum_mrs_last_lsn,
 	Anum_mrs_last_commit_time,
 	Anum_mrs_updated_at,
-	Anum_mrs_bound,			/* 1.1 */
+	Anum_mrs_bound,				/* 1.1 from here on */
+	Anum_mrs_max_held_wal,
+	Anum_mrs_rows_stored,
+	Anum_mrs_checkpoint_lsn,
+	Anum_mrs_restart_lsn,
+	Anum_mrs_restart_seq,
+	Anum_mrs_checkpoint_state,
+	Anum_mrs_checkpointed_at,
 	Natts_mrs
 };
 
 #define MR_STREAM_CATALOG	"match_recognize_stream"
 
-/* mr_stream_launcher.c */
-extern bool mr_stream_preloaded;
-extern void mr_stream_init(void);
-extern void mr_stream_wake_launcher(void);
-extern void mr_stream_report_progress(const char *slot, XLogRecPtr lsn);
-extern PGDLLEXPORT void mr_stream_launcher_main(Datum arg);
+/* the internal tables of a stream, next to its output table */
+#define MR_STREAM_PARTS		"parts"		/* one row per partition */
+#define MR_STREAM_ROWS		"rows"		/* rows kept that WAL cannot give back */
 
-/* mr_stream_worker.c */
-extern PGDLLEXPORT void mr_stream_worker_main(Datum arg);
+/* ---------- mr_stream_catalog.c ---------- */
+
 extern char *mr_stream_slot_name(Oid dboid, int32 id, Oid owner);
 extern bool mr_stream_parse_slot_name(const char *name, Oid *dboid, int32 *id,
 									  Oid *owner);
+extern Oid	mr_stream_catalog_oid(bool missing_ok);
+extern bool mr_stream_catalog_is_current(Relation catrel);
 
-/* mr_stream_sql.c */
-extern MrQuery *mr_stream_compile(const char *sql, Oid *source);
-extern MrQuery *mr_stream_bind(const char *sql, Oid *source, List *replay);
+/* the lock a worker holds while it writes and drop_stream takes exclusively */
+extern void mr_stream_lock(Oid catalog, int32 id, LOCKMODE mode);
+extern bool mr_stream_lock_conditional(Oid catalog, int32 id, LOCKMODE mode);
+
+extern char *mr_stream_internal_name(int32 id, const char *kind);
+extern Oid	mr_stream_internal_oid(Oid schema, int32 id, const char *kind);
+
+extern HeapTuple mr_stream_row_by_id(Relation catrel, int32 id);
+extern HeapTuple mr_stream_row_by_name(Relation catrel, const char *name);
+extern Datum mr_stream_row_get(Relation catrel, HeapTuple tup, int attnum,
+							   bool *isnull);
+extern int64 mr_stream_row_int8(Relation catrel, HeapTuple tup, int attnum);
+extern char *mr_stream_row_text(Relation catrel, HeapTuple tup, int attnum);
+extern void mr_stream_row_update(Relation catrel, HeapTuple tup, Datum *values,
+								 bool *nulls, bool *replace);
+
+/* ---------- mr_stream_shmem.c ---------- */
+
+extern bool mr_stream_preloaded;
+extern void mr_stream_init(void);
+extern void mr_stream_wake_launcher(void);
+
+/* a worker's entry (mr_stream_attach at start, released at exit) */
+extern bool mr_stream_attach(const char *slot);
+extern bool mr_stream_stop_requested(void);
+extern void mr_stream_report_progress(XLogRecPtr lsn);
+extern void mr_stream_report_backfill(int64 rows, int64 total);
+
+/* drop_stream: ask the worker of a slot to release it and exit */
+extern void mr_stream_request_stop(const char *slot);
+extern void mr_stream_mark_dropped(const char *slot);
+extern void mr_stream_cancel_stop(const char *slot);
+extern bool mr_stream_stopping(const char *slot);
+
+/* the launcher's view */
+extern void mr_stream_launcher_attach(void);
+extern void mr_stream_launcher_detach(void);
+
+/* ---------- mr_stream_launcher.c, mr_stream_worker.c ---------- */
+
+extern PGDLLEXPORT void mr_stream_launcher_main(Datum arg);
+extern PGDLLEXPORT void mr_stream_worker_main(Datum arg);
+
+/* ---------- mr_stream_sql.c ---------- */
+
+extern MrBoundQuery *mr_stream_bind(const char *sql, Oid *source, List *replay);
 extern Query *mr_stream_bind_operator(const char *sql, Oid *types, int ntypes);
 extern OpExpr *mr_stream_operator_of(Query *qry, Oid keytype, Oid righttype,
-											Node **rhs);
-extern Oid	mr_stream_catalog_oid(bool missing_ok);
-extern void mr_stream_drop_slot_and_origin(const char *slot_name);
-
-/* the lock a worker holds during a batch and drop_stream takes exclusively */
-extern void mr_stream_lock(Oid catalog, int32 id, LOCKMODE mode);
+									 Node **rhs);
+extern void mr_stream_drop_slot(const char *slot_name);
 
 #endif							/* MR_STREAM_H */

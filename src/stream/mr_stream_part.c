@@ -1,284 +1,730 @@
 /*-------------------------------------------------------------------------
  * mr_stream_part.c
- *	  The stream worker's partitions: the table of PARTITION BY keys, the
- *	  matcher runtime (MrRuntime) of each partition, pushing released rows
- *	  into it, and the emit callback that writes the matches it decides to
- *	  the output table.
+ *	  The stream worker's partitions: the table of PARTITION BY keys, their
+ *	  runs on the one runtime (MrRuntime, mr_runtime.h) they share, the
+ *	  release of pending rows below the watermark, WITHIN expiry, and the
+ *	  emit callback that hands the matches a run decides to the output.
  *
- * The table is two hashes: S.parts from the key's hash to a chain of
- * partitions, S.parts_by_id from a partition's number to it.  A partition's
- * runtime is made when its first row is pushed, or rebuilt from its
- * checkpoint (has_cp) after a restart or after persist freed it.
+ * A partition is small: its key, its number, its checkpoint
+ * (MrRuntimeCheckpoint, as of its last settle) and the rows its run may
+ * still need (retained rows, a ring of row pointers).  While it has a live
+ * match it also has a partition run (MrPartRun: its matcher and row
+ * window); a run that can be suspended is let go at once (the checkpoint
+ * says where it stands), and at most MRS_LIVE_RUNS runs are kept, the
+ * least recently used one letting go first.  A partition without a run
+ * gets one back from its checkpoint and its retained rows (part_run),
+ * which rebuilds exactly the state the run had (the runtime is
+ * deterministic, and a match is emitted as soon as it is decided, so the
+ * re-pushed rows decide nothing new).  Release hands rows over grouped by
+ * partition, so a partition is visited once per cycle however many rows it
+ * gets.
  *
  * Invariants:
- *	- a partition is numbered once, in arrival order (S.next_part), and
- *	  keeps its number for the stream's life;
- *	- p->keys[i] is the event time of the partition's row keys_first + i,
- *	  for the rows WITHIN may still need; part_trim_keys forgets those
- *	  below the runtime's horizon;
- *	- the rows pushed in this batch with record = true are in p->newrows
- *	  (in S.batchcxt) from row newrows_first on, for the retained table;
- *	- part_push (and expire, mr_stream_ingest.c) set S.emit_part to the
- *	  partition whose runtime they run, for emit_row; it is NULL otherwise;
+ *	- a partition is numbered once, in arrival order (next_part), and keeps
+ *	  its number for the stream's life;
+ *	- p->rows holds the partition's rows first .. first + n - 1, in push
+ *	  order, which is the order of the full ORDER BY, then seq; first is the
+ *	  run's keep_from after every settle, so the ring holds exactly the
+ *	  rows a checkpoint must give back, and p->cp is the run's checkpoint;
+ *	- a partition has a run exactly when it is on MyStream->live; while a
+ *	  run is rebuilt (repushing), an emitted row is an error (it cannot
+ *	  happen);
+ *	- rows are released strictly below the watermark, all of them, in
+ *	  (partition, ORDER BY, seq) order; release order within a partition
+ *	  therefore never depends on how changes were cut into cycles;
+ *	- with WITHIN, the deadline heap holds every partition with a retained
+ *	  row not yet expired, by the event time of its oldest such row: a
+ *	  partition is visited only when that row's window has closed;
  *	- an output row's _match_id is deterministic (partition number, first
- *	  row number[, row number]) and inserted with ON CONFLICT DO NOTHING,
- *	  so a replay never writes a row twice.
+ *	  row number[, row number]).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/htup_details.h"
 #include "common/hashfn.h"
-#include "executor/spi.h"
-#include "executor/tuptable.h"
+#include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
-#include "utils/hsearch.h"
 #include "utils/memutils.h"
+
+#define MRS_LIVE_RUNS	1024	/* partitions with a live run, at most */
 
 #include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
-/* ---------- partitions ---------- */
+/* the partitions by key hash (a chain per hash value), open addressing */
+typedef struct PartBucket
+{
+	uint32		hash;
+	char		status;
+	MrsPart    *first;
+} PartBucket;
 
-uint32
+#define SH_PREFIX partmap
+#define SH_ELEMENT_TYPE PartBucket
+#define SH_KEY_TYPE uint32
+#define SH_KEY hash
+#define SH_HASH_KEY(tb, key) (key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
+
+static partmap_hash *partmap = NULL;
+
+static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
+
+/* last emitted match, to count matches (not rows) */
+static MrsPart *last_emit_part = NULL;
+static int64 last_emit_start = -1;
+
+/* ---------- heaps ---------- */
+
+/* the oldest retained row of p that WITHIN has not expired yet */
+static MrsRow *
+deadline_row(MrsPart *p)
+{
+	int64		i = Max(p->expire_from - p->first, 0);
+
+	Assert(i < p->n);
+	return mrs_part_row(p, (int32) i);
+}
+
+static int
+deadline_cmp(const void *a, const void *b)
+{
+	return mrs_key_cmp(deadline_row((MrsPart *) a)->key, deadline_row((MrsPart *) b)->key);
+}
+
+static void
+deadline_moved(void *item, int64 pos)
+{
+	((MrsPart *) item)->dl_pos = pos;
+}
+
+void
+mrs_parts_init(void)
+{
+	MrsStream  *s = MyStream;
+	MemoryContext old;
+
+	partmap = partmap_create(s->cxt, 1024, NULL);
+	s->by_id_cap = 1024;
+	s->by_id = MemoryContextAllocZero(s->cxt, sizeof(MrsPart *) * s->by_id_cap);
+	mrs_pending_init();
+	mrs_heap_init(&s->deadlines, deadline_cmp, deadline_moved, s->cxt);
+	dlist_init(&s->live);
+	s->nlive = 0;
+
+	s->rtcxt = AllocSetContextCreate(s->cxt, "match_recognize stream runtime",
+									 ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(s->rtcxt);
+	s->rt = mr_runtime_create(s->q, emit_row, NULL);
+	mr_runtime_degrade_skip(s->rt, true);
+	MemoryContextSwitchTo(old);
+}
+
+/* ---------- the table of partitions ---------- */
+
+static uint32
 part_hash(Datum *values, bool *nulls)
 {
+	MrsStream  *s = MyStream;
 	uint32		h = 0;
 	int			i;
 
-	for (i = 0; i < S.q->npartition; i++)
+	for (i = 0; i < s->npart; i++)
 	{
-		int			c = S.q->partition_cols[i];
+		int			c = s->partcols[i];
 		uint32		k = 0;
 
 		if (!nulls[c])
-			k = DatumGetUInt32(FunctionCall1Coll(&S.parthash[i], S.partcoll[i], values[c]));
+			k = DatumGetUInt32(FunctionCall1Coll(&s->parthash[i], s->partcoll[i], values[c]));
 		h = hash_combine(h, k);
 	}
 	return h;
 }
 
 static bool
-part_matches(Part *p, Datum *values, bool *nulls)
+part_matches(MrsPart *p, Datum *values, bool *nulls)
 {
+	MrsStream  *s = MyStream;
 	int			i;
 
-	for (i = 0; i < S.q->npartition; i++)
+	for (i = 0; i < s->npart; i++)
 	{
-		int			c = S.q->partition_cols[i];
+		int			c = s->partcols[i];
 
 		if (p->keynull[i] != nulls[c])
 			return false;
 		if (!nulls[c] &&
-			!DatumGetBool(FunctionCall2Coll(&S.parteq[i], S.partcoll[i], p->key[i], values[c])))
+			!DatumGetBool(FunctionCall2Coll(&s->parteq[i], s->partcoll[i], p->key[i], values[c])))
 			return false;
 	}
 	return true;
 }
 
-/* a new partition with the key of values/nulls (input columns) */
-Part *
-part_add(int64 id, uint32 hash, Datum *keyvals, bool *keynulls)
+static void
+part_insert(MrsPart *p)
 {
-	Part	   *p = MemoryContextAllocZero(S.cxt, sizeof(Part));
+	MrsStream  *s = MyStream;
 	PartBucket *b;
-	PartById   *pi;
 	bool		found;
+
+	b = partmap_insert(partmap, p->hash, &found);
+	if (!found)
+		b->first = NULL;
+	p->hnext = b->first;
+	b->first = p;
+	while (p->id >= s->by_id_cap)
+	{
+		int64		ncap = s->by_id_cap * 2;
+
+		s->by_id = repalloc_huge(s->by_id, sizeof(MrsPart *) * ncap);
+		memset(s->by_id + s->by_id_cap, 0, sizeof(MrsPart *) * (ncap - s->by_id_cap));
+		s->by_id_cap = ncap;
+	}
+	if (s->by_id[p->id] != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("partition " INT64_FORMAT " of stream %d exists twice", p->id, s->id)));
+	s->by_id[p->id] = p;
+}
+
+/* a partition with this key (one value per PARTITION BY column) */
+MrsPart *
+mrs_part_add(int64 id, Datum *keyvals, bool *keynulls)
+{
+	MrsStream  *s = MyStream;
+	MrsPart    *p;
+	Datum	   *rowvals = s->scratch_values;
+	bool	   *rownulls = s->scratch_nulls;
 	int			i;
 
+	p = MemoryContextAllocZero(s->cxt, MAXALIGN(sizeof(MrsPart)) +
+							   (sizeof(Datum) + sizeof(bool)) * Max(s->npart, 1));
+	p->key = (Datum *) ((char *) p + MAXALIGN(sizeof(MrsPart)));
+	p->keynull = (bool *) (p->key + Max(s->npart, 1));
 	p->id = id;
-	p->hash = hash;
-	p->cxt = AllocSetContextCreate(S.cxt, "match_recognize stream partition",
-								   ALLOCSET_SMALL_SIZES);
-	p->key = MemoryContextAllocZero(S.cxt, sizeof(Datum) * Max(S.q->npartition, 1));
-	p->keynull = MemoryContextAllocZero(S.cxt, sizeof(bool) * Max(S.q->npartition, 1));
-	for (i = 0; i < S.q->npartition; i++)
+	p->dl_pos = -1;
+	ItemPointerSetInvalid(&p->tid);
+	for (i = 0; i < s->npart; i++)
 	{
-		Form_pg_attribute a = TupleDescAttr(S.q->input_desc, S.q->partition_cols[i]);
-		MemoryContext old = MemoryContextSwitchTo(S.cxt);
+		Form_pg_attribute a = TupleDescAttr(s->indesc, s->partcols[i]);
+		MemoryContext old = MemoryContextSwitchTo(s->cxt);
 
 		p->keynull[i] = keynulls[i];
 		p->key[i] = keynulls[i] ? (Datum) 0 :
 			mr_datum_copy_flat(keyvals[i], a->attbyval, a->attlen);
 		MemoryContextSwitchTo(old);
 	}
-	p->last_match_start = -1;
-	b = hash_search(S.parts, &hash, HASH_ENTER, &found);
-	if (!found)
-		b->first = NULL;
-	p->next = b->first;
-	b->first = p;
-	pi = hash_search(S.parts_by_id, &id, HASH_ENTER, &found);
-	pi->part = p;
+	/* the hash is over input-column positions: lay the key out as a row */
+	for (i = 0; i < s->natts; i++)
+		rownulls[i] = true;
+	for (i = 0; i < s->npart; i++)
+	{
+		rowvals[s->partcols[i]] = p->key[i];
+		rownulls[s->partcols[i]] = p->keynull[i];
+	}
+	p->hash = part_hash(rowvals, rownulls);
+	part_insert(p);
 	return p;
 }
 
-Part *
-part_lookup(Datum *values, bool *nulls)
+/* the partition of a row (input columns); a new one numbered if create */
+MrsPart *
+mrs_part_lookup(Datum *values, bool *nulls, bool create)
 {
+	MrsStream  *s = MyStream;
 	uint32		h = part_hash(values, nulls);
-	PartBucket *b = hash_search(S.parts, &h, HASH_FIND, NULL);
-	Part	   *p;
+	PartBucket *b = partmap_lookup(partmap, h);
+	MrsPart    *p;
 	Datum	   *kv;
 	bool	   *kn;
 	int			i;
 
 	if (b)
-		for (p = b->first; p; p = p->next)
+		for (p = b->first; p; p = p->hnext)
 			if (part_matches(p, values, nulls))
 				return p;
-	kv = palloc(sizeof(Datum) * Max(S.q->npartition, 1));
-	kn = palloc(sizeof(bool) * Max(S.q->npartition, 1));
-	for (i = 0; i < S.q->npartition; i++)
+	if (!create)
+		return NULL;
+	kv = palloc(sizeof(Datum) * Max(s->npart, 1));
+	kn = palloc(sizeof(bool) * Max(s->npart, 1));
+	for (i = 0; i < s->npart; i++)
 	{
-		kv[i] = values[S.q->partition_cols[i]];
-		kn[i] = nulls[S.q->partition_cols[i]];
+		kv[i] = values[s->partcols[i]];
+		kn[i] = nulls[s->partcols[i]];
 	}
-	p = part_add(S.next_part++, h, kv, kn);
-	p->touched = true;
-	S.dirty = true;
+	/* (copies values and nulls first: mrs_part_add uses the scratch arrays) */
+	p = mrs_part_add(s->next_part++, kv, kn);
+	pfree(kv);
+	pfree(kn);
+	mrs_part_dirty(p);
 	return p;
 }
 
-/* a slot holding just the partition key (for mr_runtime_restore) */
-static TupleTableSlot *
-part_key_slot(Part *p)
+void
+mrs_part_dirty(MrsPart *p)
 {
-	TupleTableSlot *slot = S.slot;
-	int			i;
+	if (p->dirty)
+		return;
+	p->dirty = true;
+	p->dnext = MyStream->dirty_parts;
+	MyStream->dirty_parts = p;
+}
 
+/* ---------- retained rows ---------- */
+
+/* append row to p's ring, as its row first + n */
+void
+mrs_part_append(MrsPart *p, MrsRow *row)
+{
+	if (p->n == p->cap)
+	{
+		int32		ncap = Max(4, p->cap * 2);
+		MrsRow	  **nrows = MemoryContextAlloc(MyStream->cxt, sizeof(MrsRow *) * ncap);
+		int32		i;
+
+		for (i = 0; i < p->n; i++)
+			nrows[i] = mrs_part_row(p, i);
+		if (p->rows)
+			pfree(p->rows);
+		p->rows = nrows;
+		p->cap = ncap;
+		p->head = 0;
+	}
+	p->rows[(p->head + p->n) & (p->cap - 1)] = row;
+	p->n++;
+	row->part = p;
+}
+
+/* drop the rows before keep_from from the ring */
+static void
+part_trim(MrsPart *p, int64 keep_from)
+{
+	MrsStream  *s = MyStream;
+
+	if (keep_from < p->first)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("partition " INT64_FORMAT " of stream %d needs row " INT64_FORMAT " again, which it had released",
+						p->id, s->id, keep_from)));
+	while (p->first < keep_from && p->n > 0)
+	{
+		MrsRow	   *row = mrs_part_row(p, 0);
+
+		p->head = (p->head + 1) & (p->cap - 1);
+		p->n--;
+		p->first++;
+		s->rows_retained--;
+		mrs_row_unkeep(row);
+	}
+	if (p->n == 0)
+		p->first = keep_from;
+	if (p->n == 0 && p->rows != NULL)
+	{
+		/* an idle partition keeps no ring */
+		pfree(p->rows);
+		p->rows = NULL;
+		p->cap = 0;
+		p->head = 0;
+	}
+}
+
+void
+mrs_deadline_update(MrsPart *p)
+{
+	MrsStream  *s = MyStream;
+	bool		open = p->n > 0 && p->expire_from < p->first + p->n;
+
+	if (!s->has_within)
+		return;
+	if (!open)
+	{
+		if (p->dl_pos >= 0)
+			mrs_heap_remove(&s->deadlines, p->dl_pos);
+		return;
+	}
+	if (p->dl_pos >= 0)
+		mrs_heap_changed(&s->deadlines, p->dl_pos);
+	else
+		mrs_heap_add(&s->deadlines, p);
+}
+
+/* ---------- the partitions' runs ---------- */
+
+static void
+push_row(MrPartRun *run, MrsRow *row)
+{
+	MrsStream  *s = MyStream;
+	MemoryContext old;
+
+	CHECK_FOR_INTERRUPTS();
+	ExecStoreMinimalTuple(row->tup, s->inslot, false);
+	old = MemoryContextSwitchTo(s->rtcxt);
+	mr_partrun_push(run, s->inslot);
+	MemoryContextSwitchTo(old);
+	ExecClearTuple(s->inslot);
+}
+
+/* p's run is let go: its state stays in p->cp (taken at its last settle) */
+static void
+part_drop_run(MrsPart *p)
+{
+	MrsStream  *s = MyStream;
+
+	if (p->run == NULL)
+		return;
+	if (p->cp.nrows != p->first + p->n || p->cp.keep_from != p->first)
+		elog(ERROR, "partition " INT64_FORMAT " of stream %d keeps rows " INT64_FORMAT " .. " INT64_FORMAT ", its checkpoint " INT64_FORMAT " .. " INT64_FORMAT,
+			 p->id, s->id, p->first, p->first + p->n, p->cp.keep_from, p->cp.nrows);
+	mr_partrun_free(p->run);
+	p->run = NULL;
+	dlist_delete(&p->live);
+	s->nlive--;
+}
+
+/*
+ * p's live run: the one it has, or one rebuilt from p's checkpoint and its
+ * retained rows (the runtime is deterministic and emits a match as soon as
+ * it is decided, so the re-pushed rows decide nothing new).  At most
+ * MRS_LIVE_RUNS partitions keep a run that cannot be suspended (each holds
+ * a matcher); past that, the least recently used one lets its run go.
+ */
+static MrPartRun *
+part_run(MrsPart *p)
+{
+	MrsStream  *s = MyStream;
+	TupleTableSlot *slot = s->keyslot;
+	MemoryContext old;
+	int32		i;
+
+	if (p->run != NULL)
+	{
+		dlist_move_tail(&s->live, &p->live);
+		return p->run;
+	}
+	if (s->nlive >= MRS_LIVE_RUNS)
+		part_drop_run(dlist_head_element(MrsPart, live, &s->live));
+	if (p->cp.keep_from != p->first || p->cp.nrows != p->first + p->n)
+		elog(ERROR, "partition " INT64_FORMAT " of stream %d keeps rows from " INT64_FORMAT ", its checkpoint from " INT64_FORMAT,
+			 p->id, s->id, p->first, p->cp.keep_from);
 	ExecClearTuple(slot);
-	for (i = 0; i < S.natts; i++)
+	for (i = 0; i < s->natts; i++)
 	{
 		slot->tts_values[i] = (Datum) 0;
 		slot->tts_isnull[i] = true;
 	}
-	for (i = 0; i < S.q->npartition; i++)
+	for (i = 0; i < s->npart; i++)
 	{
-		slot->tts_values[S.q->partition_cols[i]] = p->key[i];
-		slot->tts_isnull[S.q->partition_cols[i]] = p->keynull[i];
+		slot->tts_values[s->partcols[i]] = p->key[i];
+		slot->tts_isnull[s->partcols[i]] = p->keynull[i];
 	}
 	ExecStoreVirtualTuple(slot);
-	return slot;
+	old = MemoryContextSwitchTo(s->rtcxt);
+	p->run = mr_partrun_restore(s->rt, slot, &p->cp, p);
+	MemoryContextSwitchTo(old);
+	dlist_push_tail(&s->live, &p->live);
+	s->nlive++;
+	s->repushing = true;
+	for (i = 0; i < p->n; i++)
+		push_row(p->run, mrs_part_row(p, i));
+	s->repushing = false;
+	return p->run;
 }
 
-static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
-
+/* push row (released, or re-read) into p as its next row */
 void
-part_runtime(Part *p)
+mrs_part_push(MrsPart *p, MrsRow *row)
 {
-	MemoryContext old;
+	MrPartRun  *run = part_run(p);
 
-	if (p->rt)
-		return;
-	old = MemoryContextSwitchTo(p->cxt);
-	p->rt = mr_runtime_create(S.q, emit_row, NULL);
-	mr_runtime_degrade_skip(p->rt, true);
-	if (p->has_cp)
-	{
-		mr_runtime_restore(p->rt, part_key_slot(p), &p->cp);
-		p->keys_first = p->cp.keep_from;
-		p->has_cp = false;
-	}
-	MemoryContextSwitchTo(old);
+	if (mr_partrun_rows(run) != p->first + p->n)
+		elog(ERROR, "partition " INT64_FORMAT " of stream %d is out of step with its run",
+			 p->id, MyStream->id);
+	mrs_part_append(p, row);
+	MyStream->rows_retained++;
+	push_row(run, row);
 }
 
 /*
- * Push one row (input columns) into p's runtime.  The rows come from the
- * pending and retained tables, whose rows are deleted while the runtime
- * may still keep the values: TOAST pointers into them are fetched here, so
- * that the runtime and the retained table get values of their own.
+ * After pushes into (or expiry of) p: forget the rows its run no longer
+ * needs, take its checkpoint, and let the run go when it can be suspended
+ * (no live match, no row still needed): such a partition keeps only its
+ * key and its checkpoint.
  */
 void
-part_push(Part *p, Datum *values, bool *nulls, bool record)
+mrs_part_settle(MrsPart *p)
 {
 	MemoryContext old;
-	int64		rownum;
-	int			i;
-	Datum	   *orig = values;
-	Datum	   *flat = NULL;
+	bool		idle;
 
-	for (i = 0; i < S.natts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(S.q->input_desc, i);
-
-		if (!nulls[i] && a->attlen == -1 &&
-			VARATT_IS_EXTERNAL(DatumGetPointer(values[i])))
-		{
-			if (flat == NULL)
-			{
-				flat = palloc(sizeof(Datum) * S.natts);
-				memcpy(flat, values, sizeof(Datum) * S.natts);
-			}
-			flat[i] = mr_datum_copy_flat(values[i], false, -1);
-		}
-	}
-	if (flat)
-		values = flat;
-
-	part_runtime(p);
-	rownum = mr_runtime_partition_rows(p->rt);
-	if (p->nkeys == p->keys_cap)
-	{
-		p->keys_cap = Max(16, p->keys_cap * 2);
-		p->keys = p->keys ? repalloc(p->keys, sizeof(Datum) * p->keys_cap)
-			: MemoryContextAlloc(p->cxt, sizeof(Datum) * p->keys_cap);
-	}
-	if (p->nkeys == 0)
-		p->keys_first = rownum;
-	old = MemoryContextSwitchTo(p->cxt);
-	p->keys[p->nkeys++] = mr_datum_copy_flat(values[S.lead], S.keybyval, S.keylen);
+	Assert(p->run != NULL);
+	part_trim(p, mr_partrun_retained_from(p->run));
+	old = MemoryContextSwitchTo(MyStream->rtcxt);
+	idle = mr_partrun_suspend(p->run);
 	MemoryContextSwitchTo(old);
-
-	if (record)
-	{
-		old = MemoryContextSwitchTo(S.batchcxt);
-		if (p->newrows == NIL)
-			p->newrows_first = rownum;
-		p->newrows = lappend(p->newrows, heap_form_tuple(S.q->input_desc, values, nulls));
-		MemoryContextSwitchTo(old);
-		p->touched = true;
-	}
-
-	ExecClearTuple(S.slot);
-	for (i = 0; i < S.natts; i++)
-	{
-		S.slot->tts_values[i] = values[i];
-		S.slot->tts_isnull[i] = nulls[i];
-	}
-	ExecStoreVirtualTuple(S.slot);
-	S.emit_part = p;
-	old = MemoryContextSwitchTo(p->cxt);
-	mr_runtime_push(p->rt, S.slot);
-	MemoryContextSwitchTo(old);
-	S.emit_part = NULL;
-	if (flat)
-	{
-		for (i = 0; i < S.natts; i++)
-			if (flat[i] != orig[i])
-				pfree(DatumGetPointer(flat[i]));
-		pfree(flat);
-	}
+	mr_partrun_checkpoint(p->run, &p->cp);
+	if (idle)
+		part_drop_run(p);
+	mrs_part_dirty(p);
+	mrs_deadline_update(p);
 }
 
-/* forget event times of rows before keep_from */
 void
-part_trim_keys(Part *p, int64 keep_from)
+mrs_refresh_skips(void)
 {
-	int64		drop = keep_from - p->keys_first;
-	int64		i;
+	MrRuntimeStats st;
 
-	if (drop <= 0)
+	mr_runtime_get_stats(MyStream->rt, &st);
+	MyStream->skip_degraded = MyStream->skip_base + st.skip_degraded;
+}
+
+/* ---------- release ---------- */
+
+/*
+ * Rows leave the pending rows in (event time, seq) order: the queue's
+ * prefix below the watermark, merged with the heap's rows below it.  That
+ * is the push order within a partition when ORDER BY has one column; a
+ * counting pass over the partitions they touch groups them keeping it.
+ * With more ORDER BY columns the rows of each partition are then sorted by
+ * all of them (then seq), as the batch query sorts them.
+ */
+static uint64 release_no = 0;
+
+typedef struct OrdRow
+{
+	MrsRow	   *row;
+	Datum	   *ord;
+	bool	   *ordnull;
+} OrdRow;
+
+static int
+ordrow_cmp(const void *a, const void *b)
+{
+	const OrdRow *x = a,
+			   *y = b;
+	MrsStream  *s = MyStream;
+	int			i,
+				c;
+
+	for (i = 0; i < s->norder; i++)
+	{
+		c = ApplySortComparator(x->ord[i], x->ordnull[i], y->ord[i], y->ordnull[i],
+								&s->ordsort[i]);
+		if (c != 0)
+			return c;
+	}
+	return x->row->seq < y->row->seq ? -1 : x->row->seq > y->row->seq;
+}
+
+/* rows[0 .. n - 1] of one partition, by the full ORDER BY, then seq */
+static void
+sort_full_order(MrsRow **rows, int64 n)
+{
+	MrsStream  *s = MyStream;
+	OrdRow	   *o = palloc(sizeof(OrdRow) * n);
+	Datum	   *v = palloc(sizeof(Datum) * s->natts);
+	bool	   *nl = palloc(sizeof(bool) * s->natts);
+	int64		i;
+	int			k;
+
+	for (i = 0; i < n; i++)
+	{
+		mrs_row_deform(rows[i], v, nl);
+		o[i].row = rows[i];
+		o[i].ord = palloc(sizeof(Datum) * s->norder);
+		o[i].ordnull = palloc(sizeof(bool) * s->norder);
+		for (k = 0; k < s->norder; k++)
+		{
+			o[i].ord[k] = v[s->ordcols[k]];
+			o[i].ordnull[k] = nl[s->ordcols[k]];
+		}
+	}
+	qsort(o, n, sizeof(OrdRow), ordrow_cmp);
+	for (i = 0; i < n; i++)
+		rows[i] = o[i].row;
+}
+
+/* the pending rows below the watermark, in (event time, seq) order */
+static MrsRow **
+take_released(int64 *np)
+{
+	MrsStream  *s = MyStream;
+	MrsPending *pd = &s->pending;
+	MrsRow	  **rel;
+	MrsRow	   *row;
+	int64		n = 0,
+				cap;
+
+	if (pd->heap.n == 0)
+	{
+		/* the usual case: a prefix of the queue, found by bisection */
+		int64		lo = 0,
+					hi = pd->n;
+
+		while (lo < hi)
+		{
+			int64		mid = lo + (hi - lo) / 2;
+
+			if (mrs_key_cmp(pd->fifo[(pd->head + mid) & (pd->cap - 1)]->key, s->watermark) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		rel = palloc(sizeof(MrsRow *) * Max(lo, 1));
+		for (n = 0; n < lo; n++)
+			rel[n] = pd->fifo[(pd->head + n) & (pd->cap - 1)];
+		pd->head = (pd->head + lo) & (pd->cap - 1);
+		pd->n -= lo;
+		s->rows_pending -= lo;
+		*np = lo;
+		return rel;
+	}
+	cap = 1024;
+	rel = palloc(sizeof(MrsRow *) * cap);
+	while ((row = mrs_pending_first()) != NULL &&
+		   mrs_key_cmp(row->key, s->watermark) < 0)
+	{
+		(void) mrs_pending_pop();
+		if (n == cap)
+		{
+			cap *= 2;
+			rel = repalloc_huge(rel, sizeof(MrsRow *) * cap);
+		}
+		rel[n++] = row;
+	}
+	*np = n;
+	return rel;
+}
+
+/* hand every pending row below the watermark to its partition */
+void
+mrs_release(void)
+{
+	MrsStream  *s = MyStream;
+	MemoryContext old;
+	MrsRow	  **rel,
+			  **grouped;
+	MrsPart   **parts;
+	int64		n,
+				nparts = 0,
+				off = 0,
+				i,
+				k;
+
+	if (!s->have_max || mrs_pending_count() == 0)
 		return;
-	if (drop > p->nkeys)
-		drop = p->nkeys;
-	if (!S.keybyval)
-		for (i = 0; i < drop; i++)
-			pfree(DatumGetPointer(p->keys[i]));
-	memmove(p->keys, p->keys + drop, sizeof(Datum) * (p->nkeys - drop));
-	p->nkeys -= drop;
-	p->keys_first += drop;
+	old = MemoryContextSwitchTo(s->cyclecxt);
+	rel = take_released(&n);
+	if (n == 0)
+	{
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	release_no++;
+	parts = palloc(sizeof(MrsPart *) * n);
+	for (i = 0; i < n; i++)
+	{
+		MrsPart    *p = rel[i]->part;
+
+		if (p->rel_no != release_no)
+		{
+			p->rel_no = release_no;
+			p->rel_count = 0;
+			parts[nparts++] = p;
+		}
+		p->rel_count++;
+	}
+	for (k = 0; k < nparts; k++)
+	{
+		parts[k]->rel_start = off;
+		off += parts[k]->rel_count;
+		parts[k]->rel_count = 0;
+	}
+	grouped = palloc(sizeof(MrsRow *) * n);
+	for (i = 0; i < n; i++)
+	{
+		MrsPart    *p = rel[i]->part;
+
+		grouped[p->rel_start + p->rel_count++] = rel[i];
+	}
+	for (k = 0; k < nparts; k++)
+	{
+		MrsPart    *p = parts[k];
+
+		if (s->norder > 1 && p->rel_count > 1)
+			sort_full_order(grouped + p->rel_start, p->rel_count);
+	}
+	MemoryContextSwitchTo(old);
+	for (k = 0; k < nparts; k++)
+	{
+		MrsPart    *p = parts[k];
+
+		for (i = 0; i < p->rel_count; i++)
+			mrs_part_push(p, grouped[p->rel_start + i]);
+		mrs_part_settle(p);
+	}
+	s->catalog_dirty = true;
+}
+
+/* ---------- WITHIN ---------- */
+
+/* the first row of p, from row number from on, whose window is still open */
+static int64
+first_open_row(MrsPart *p, int64 from)
+{
+	MrsStream  *s = MyStream;
+	int64		lo = Max(from - p->first, 0),
+				hi = p->n;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+		Datum		deadline = FunctionCall2(&s->plus, mrs_part_row(p, (int32) mid)->key, s->bound);
+
+		if (mrs_key_cmp(deadline, s->watermark) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return p->first + lo;
+}
+
+/*
+ * With WITHIN, drop in every partition the partial matches whose window
+ * closed (first row's event time + bound < watermark), which decides the
+ * matches they held back; also in partitions that receive no more rows.
+ */
+void
+mrs_expire(void)
+{
+	MrsStream  *s = MyStream;
+	MrsPart    *p;
+
+	if (!s->has_within || !s->have_max)
+		return;
+	while ((p = mrs_heap_first(&s->deadlines)) != NULL)
+	{
+		MrsRow	   *oldest = deadline_row(p);
+		int64		open_from;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		if (mrs_key_cmp(FunctionCall2(&s->plus, oldest->key, s->bound), s->watermark) >= 0)
+			break;
+		open_from = first_open_row(p, p->expire_from);
+		(void) part_run(p);
+		old = MemoryContextSwitchTo(s->rtcxt);
+		(void) mr_partrun_expire_before(p->run, open_from);
+		MemoryContextSwitchTo(old);
+		p->expire_from = open_from;
+		mrs_part_settle(p);
+		s->catalog_dirty = true;
+	}
 }
 
 /* ---------- output ---------- */
@@ -286,13 +732,27 @@ part_trim_keys(Part *p, int64 keep_from)
 static void
 emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 {
-	Part	   *p = S.emit_part;
-	int			n = S.q->noutcols;
+	MrsStream  *s = MyStream;
+	MrsPart    *p = info->run_arg;
+	int			n = s->out.ncols - 1;
 	char		idbuf[96];
-	int			i;
-	int			rc;
 
-	Assert(p != NULL);
+	if (p == NULL || s->repushing)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("stream %d decided a match while rebuilding partition " INT64_FORMAT,
+						s->id, p ? p->id : -1)));
+	s->rows_out++;
+	if (info->match_start >= 0 &&
+		(p != last_emit_part || info->match_start != last_emit_start))
+	{
+		s->matches_out++;
+		last_emit_part = p;
+		last_emit_start = info->match_start;
+	}
+	s->catalog_dirty = true;
+	if (s->mode == MRS_REDO)
+		return;					/* committed before the restart */
 	if (info->match_start < 0)
 		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":u" INT64_FORMAT, p->id, info->row);
 	else if (info->row < 0)
@@ -300,24 +760,10 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 	else
 		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":" INT64_FORMAT ":" INT64_FORMAT,
 				 p->id, info->match_start, info->row);
-	for (i = 0; i < n; i++)
-	{
-		S.outvals[i] = values[i];
-		S.outnulls[i] = nulls[i] ? 'n' : ' ';
-	}
-	S.outvals[n] = CStringGetTextDatum(idbuf);
-	S.outnulls[n] = ' ';
-	rc = run_plan(S.ins_output, S.outvals, S.outnulls);
-	spi_check(rc, SPI_OK_INSERT, "output");
-	if (SPI_processed > 0)
-	{
-		S.rows_out++;
-		if (info->match_start >= 0 && info->match_start != p->last_match_start)
-		{
-			S.matches_out++;
-			p->last_match_start = info->match_start;
-		}
-	}
-	p->touched = true;
-	S.dirty = true;
+	memcpy(s->outvals, values, sizeof(Datum) * n);
+	memcpy(s->outnulls, nulls, sizeof(bool) * n);
+	s->outvals[n] = CStringGetTextDatum(idbuf);
+	s->outnulls[n] = false;
+	mrs_outbuf_add(&s->out, s->outvals, s->outnulls);
+	pfree(DatumGetPointer(s->outvals[n]));
 }

@@ -3,17 +3,17 @@
  *	  SPI and SQL-text helpers of the stream worker: checked SPI calls that
  *	  return in the caller's memory context, a datum to and from its text
  *	  form, and the pieces of the internal statements (column lists,
- *	  parameter lists, qualified table names).
+ *	  qualified table names).
  *
  * Invariants:
  *	- SPI calls return in SPI's procedure context; the wrappers here
  *	  return in the caller's, which may be long-lived (the worker keeps its
- *	  plans and its definition in S.cxt across batches);
+ *	  plans and its definition in MyStream->cxt across cycles);
  *	- every name put into SQL text is quoted, and a table's name is
  *	  qualified with its schema, so that the worker's own statements never
  *	  depend on the search_path (which is the stream's creator's, for the
- *	  query: stream_init);
- *	- nothing here reads or writes the worker's state S.
+ *	  query: mrs_setup);
+ *	- nothing here reads or writes the worker's state (MyStream).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -27,7 +27,7 @@
 #include "mr_stream_worker_int.h"
 
 void
-spi_check(int rc, int expected, const char *what)
+mrs_spi_check(int rc, int expected, const char *what)
 {
 	if (rc != expected)
 		elog(ERROR, "SPI failed for %s: %s", what, SPI_result_code_string(rc));
@@ -38,7 +38,7 @@ spi_check(int rc, int expected, const char *what)
  * caller's, which may be long-lived.
  */
 SPIPlanPtr
-prepare(const char *sql, int nargs, Oid *types)
+mrs_prepare(const char *sql, int nargs, Oid *types)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	SPIPlanPtr	p = SPI_prepare(sql, nargs, types);
@@ -51,17 +51,7 @@ prepare(const char *sql, int nargs, Oid *types)
 }
 
 int
-run_plan(SPIPlanPtr plan, Datum *values, const char *nulls)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	int			rc = SPI_execute_plan(plan, values, nulls, false, 0);
-
-	MemoryContextSwitchTo(cxt);
-	return rc;
-}
-
-int
-run_sql(const char *sql, int nargs, Oid *types, Datum *args, bool read_only)
+mrs_run_sql(const char *sql, int nargs, Oid *types, Datum *args, bool read_only)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	int			rc = SPI_execute_with_args(sql, nargs, types, args, NULL, read_only, 0);
@@ -71,7 +61,7 @@ run_sql(const char *sql, int nargs, Oid *types, Datum *args, bool read_only)
 }
 
 char *
-datum_text(Oid type, Datum d)
+mrs_datum_text(Oid type, Datum d)
 {
 	Oid			out;
 	bool		varlena;
@@ -81,7 +71,7 @@ datum_text(Oid type, Datum d)
 }
 
 Datum
-text_datum(Oid type, const char *s)
+mrs_text_datum(Oid type, const char *s)
 {
 	Oid			in,
 				ioparam;
@@ -91,7 +81,7 @@ text_datum(Oid type, const char *s)
 }
 
 char *
-column_list(TupleDesc desc, const char *extra)
+mrs_column_list(TupleDesc desc, const char *extra)
 {
 	StringInfoData b;
 	int			i;
@@ -105,19 +95,7 @@ column_list(TupleDesc desc, const char *extra)
 }
 
 char *
-params_list(int from, int n)
-{
-	StringInfoData b;
-	int			i;
-
-	initStringInfo(&b);
-	for (i = 0; i < n; i++)
-		appendStringInfo(&b, "%s$%d", i ? ", " : "", from + i);
-	return b.data;
-}
-
-char *
-qualified(Oid relid)
+mrs_qualified(Oid relid)
 {
 	return quote_qualified_identifier(get_namespace_name(get_rel_namespace(relid)),
 									  get_rel_name(relid));

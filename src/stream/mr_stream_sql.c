@@ -1,20 +1,24 @@
 /*-------------------------------------------------------------------------
  * mr_stream_sql.c
  *	  match_recognize_create_stream() and match_recognize_drop_stream(), and
- *	  the helpers they share with the worker: compiling a stream's query,
- *	  finding the catalog, the per-stream lock, slot and origin removal.
+ *	  the binding of a stream's query, which the worker shares.
  *
  * create_stream, in this order (the order is what makes it safe):
- *	1. checks that need no writes: preload, wal_level, privileges, the query;
+ *	1. checks that need no writes: preload, wal_level, privileges, the
+ *	   query, its operators, the names;
  *	2. takes the stream's lock (AccessExclusive) and creates the logical
  *	   slot, which must happen before the transaction writes anything;
  *	3. creates the output table, the internal tables and the catalog row.
  * If anything after 2 fails, the slot is left behind without a catalog row:
- * the launcher starts a worker for it, the worker waits on the stream lock
- * until this transaction is gone, finds no row, and drops the slot.
- * The worker (not this function) copies the rows that already exist, with
- * a snapshot taken after the slot became consistent; see
- * mr_stream_worker.c.
+ * the launcher starts a worker for it, the worker cannot take the stream
+ * lock until this transaction is gone, then finds no row and drops the
+ * slot.  The worker (not this function) copies the rows that already
+ * exist, with a snapshot taken after the slot became consistent; see
+ * mr_stream_backfill.c.
+ *
+ * drop_stream never waits on something the worker waits on: it asks the
+ * worker to stop before it takes the stream lock, and the worker takes
+ * that lock only conditionally (see mr_stream_catalog.c).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -38,7 +42,6 @@
 #include "parser/parse_oper.h"
 #include "parser/parser.h"
 #include "rewrite/rewriteManip.h"
-#include "replication/origin.h"
 #include "replication/slot.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -48,6 +51,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/snapmgr.h"
 #include "utils/ruleutils.h"
 #include "utils/regproc.h"
 #include "utils/varlena.h"
@@ -55,7 +59,8 @@
 #include "utils/timestamp.h"
 
 #include "mr_bind.h"
-#include "mr_exec.h"
+#include "mr_api.h"
+#include "mr_runtime.h"
 #include "mr_rewrite.h"
 #include "match_recognize.h"
 #include "mr_stream.h"
@@ -63,62 +68,21 @@
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
 
-/* ---------- shared helpers ---------- */
+/* ---------- binding ---------- */
 
-Oid
-mr_stream_catalog_oid(bool missing_ok)
-{
-	Oid			ext = get_extension_oid("match_recognize", true);
-	Oid			rel = InvalidOid;
-
-	if (OidIsValid(ext))
-		rel = get_relname_relid(MR_STREAM_CATALOG, mr_extension_schema(ext));
-	if (!OidIsValid(rel) && !missing_ok)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("extension \"match_recognize\" is not installed in this database")));
-	return rel;
-}
-
-void
-mr_stream_lock(Oid catalog, int32 id, LOCKMODE mode)
-{
-	LockDatabaseObject(catalog, (Oid) id, 0, mode);
-}
-
-/* drop the slot and the origin of a stream; either may be missing */
-void
-mr_stream_drop_slot_and_origin(const char *slot_name)
-{
-	replorigin_drop_by_name(slot_name, true, false);
-	if (SearchNamedReplicationSlot(slot_name, true) != NULL)
-		ReplicationSlotDrop(slot_name, false);
-}
-
-/*
- * Bind a stream's query: "SELECT * FROM <table> MATCH_RECOGNIZE (...)" or the
- * FROM item alone.  Sets *source to the table, taken from the bound input
- * query.  With replay (the analyses create_stream recorded), no name is
- * resolved: the worker does this.
- */
-MrQuery *
-mr_stream_bind(const char *sql, Oid *source, List *replay)
+/* the one MATCH_RECOGNIZE of a stream's query, checked for the stream's form */
+static MrOccurrence *
+locate_item(const char *sql)
 {
 	int			len = strlen(sql);
 	int			nocc = 0;
 	MrError		err;
 	MrOccurrence *occ;
 	MrTextOrigin origin;
-	MrBindOptions opts;
 	char	   *prefix;
 	char	   *p;
 	int			i;
-	Query	   *input;
-	RangeTblEntry *rte;
-	char		relkind;
 	int			end;
-	MrQuery    *q;
-	bool		has_subquery = false;
 
 	memset(&err, 0, sizeof(err));
 	origin.base = -1;
@@ -154,15 +118,70 @@ mr_stream_bind(const char *sql, Oid *source, List *replay)
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the input of a stream must be a table"),
 				 errdetail("A subquery cannot be read through logical decoding.")));
+	return occ;
+}
 
+/*
+ * Subqueries run as planned queries that the runtime keeps open across
+ * rows; a worker's transactions end between cycles, so refuse them.
+ */
+static void
+refuse_subqueries(const MrBoundQuery *q)
+{
+	const MrClause *clause = mr_query_clause(q);
+
+	if (!mr_query_has_subqueries(q))
+		return;
+	if (clause->has_within)
+	{
+		MrSpan		w = clause->within;
+		Query	   *wq = mr_stream_bind_operator(psprintf("SELECT (%.*s)", w.end - w.start,
+														  mr_query_text(q) + w.start),
+												 NULL, 0);
+
+		if (wq->hasSubLinks)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("a subquery in WITHIN is not supported in streams"),
+					 errhint("Write the bound as a constant.")));
+	}
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("subqueries in DEFINE or MEASURES are not supported in streams"),
+			 errdetail("A subquery would read other tables as they are when each batch runs, so the stream could neither replay exactly nor equal the batch query."),
+			 errhint("Join the needed values into the source table, or use constants.")));
+}
+
+/*
+ * Bind a stream's query: "SELECT * FROM <table> MATCH_RECOGNIZE (...)" or the
+ * FROM item alone.  Sets *source to the table, taken from the bound input
+ * query.  With replay (the analyses create_stream recorded), no name is
+ * resolved: the worker does this.
+ */
+MrBoundQuery *
+mr_stream_bind(const char *sql, Oid *source, List *replay)
+{
+	MrOccurrence *occ = locate_item(sql);
+	MrTextOrigin origin;
+	MrBindOptions opts;
+	const Query *input;
+	RangeTblEntry *rte;
+	char		relkind;
+	MrBoundQuery *q;
+
+	origin.base = -1;
 	memset(&opts, 0, sizeof(opts));
 	opts.params_refused = "A stream's query cannot have parameters.";
 	opts.replay = replay;
 	q = mr_query_bind(sql + occ[0].item.start, occ[0].item.end - occ[0].item.start,
 					  &origin, &opts);
+	if (mr_query_is_levels(q))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("MATCH_LEVELS cannot run as a stream yet")));
 
 	/* the table, as the input query was bound */
-	input = q->input_analysed;
+	input = mr_query_input_query(q);
 	rte = list_length(input->rtable) == 1 ? linitial_node(RangeTblEntry, input->rtable) : NULL;
 	relkind = rte && rte->rtekind == RTE_RELATION ? get_rel_relkind(rte->relid) : '\0';
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE)
@@ -180,44 +199,8 @@ mr_stream_bind(const char *sql, Oid *source, List *replay)
 				 errmsg("time in patterns is not supported in streams yet"),
 				 errdetail("A stream cannot run ->, ->>, NOT, WITHIN with FROM or TO, CLOCK, timeout rows or AFTER MATCH NO SKIP yet.")));
 
-	/*
-	 * Subqueries run as planned queries that the runtime keeps open across
-	 * rows; a worker's transactions end between batches, so refuse them.
-	 */
-	for (i = 0; i < q->clause->nvars; i++)
-		if (q->defines[i] && q->defines[i]->plan)
-			has_subquery = true;
-	for (i = 0; i < q->clause->nmeasures; i++)
-		if (q->measures[i]->plan)
-			has_subquery = true;
-	if (q->within && q->within->plan)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("a subquery in WITHIN is not supported in streams"),
-				 errhint("Write the bound as a constant.")));
-	for (i = 0; i < q->nslots; i++)
-	{
-		if (q->slots[i].row.plan)
-			has_subquery = true;
-		for (int k = 0; k < q->slots[i].naggargs; k++)
-			if (q->slots[i].aggargs[k].plan)
-				has_subquery = true;
-		if (q->slots[i].aggfilter && q->slots[i].aggfilter->plan)
-			has_subquery = true;
-	}
-	if (has_subquery)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("subqueries in DEFINE or MEASURES are not supported in streams"),
-				 errdetail("A subquery would read other tables as they are when each batch runs, so the stream could neither replay exactly nor equal the batch query."),
-				 errhint("Join the needed values into the source table, or use constants.")));
+	refuse_subqueries(q);
 	return q;
-}
-
-MrQuery *
-mr_stream_compile(const char *sql, Oid *source)
-{
-	return mr_stream_bind(sql, source, NIL);
 }
 
 /*
@@ -270,8 +253,6 @@ mr_stream_operator_of(Query *qry, Oid keytype, Oid righttype, Node **rhs)
 	set_opfuncid(op);
 	return op;
 }
-
-/* ---------- create ---------- */
 
 /*
  * Some servers (a hardening of this build) accept only the output plugins
@@ -350,62 +331,65 @@ append_columns(StringInfo buf, TupleDesc desc)
 	}
 }
 
-Datum
-match_recognize_create_stream(PG_FUNCTION_ARGS)
+/* ---------- create ---------- */
+
+/* what create_stream was asked, and what it found out on the way */
+typedef struct CreateArgs
 {
 	text	   *name_t;
 	char	   *query;
 	Oid			late_type;
 	Datum		lateness;
-	char	   *late_name = NULL;
+	char	   *late_name;
 	bool		idle_advance;
 	int32		batch_size;
-	MrQuery    *q;
+	int64		max_held_wal;
+	/* bound */
+	MrBoundQuery *q;
 	Oid			source;
 	Oid			keytype;
-	Oid			catalog;
-	Oid			ext;
-	Oid			outschema;
-	Oid			output;
-	Oid			late_rel = InvalidOid;
+	Query	   *lateness_q;
+	List	   *operators;
+	/* named */
 	RangeVar   *outrv;
-	RangeVar   *laterv = NULL;
+	Oid			outschema;
+	RangeVar   *laterv;
+	/* made */
+	Oid			catalog;
 	int32		id;
 	char	   *slot_name;
-	char	   *src_q;
-	char	   *out_q;
-	const char *schema_q;
-	StringInfoData sql;
-	Oid			typout;
-	bool		typvarlena;
-	int			i;
-	Datum		values[Natts_mrs];
-	bool		nulls[Natts_mrs];
-	Relation	rel;
-	HeapTuple	tup;
-	HeapTuple	roletup;
-	bool		canlogin;
-	Oid			pending_oid,
-				retained_oid,
-				parts_oid;
-	Query	   *lateness_q;
-	Operator	opr;
-	List	   *operators = NIL;
+	Oid			output;
+	Oid			late_rel;
+} CreateArgs;
 
+static void
+create_args(FunctionCallInfo fcinfo, CreateArgs *a)
+{
+	memset(a, 0, sizeof(*a));
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("name, query and lateness of a stream must not be null")));
-	name_t = PG_GETARG_TEXT_PP(0);
-	query = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	lateness = PG_GETARG_DATUM(2);
-	late_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
+	a->name_t = PG_GETARG_TEXT_PP(0);
+	a->query = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	a->lateness = PG_GETARG_DATUM(2);
+	a->late_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
 	if (!PG_ARGISNULL(3))
-		late_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
-	idle_advance = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
-	batch_size = PG_ARGISNULL(5) ? 100000 : PG_GETARG_INT32(5);
+		a->late_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
+	a->idle_advance = PG_ARGISNULL(4) ? false : PG_GETARG_BOOL(4);
+	a->batch_size = PG_ARGISNULL(5) ? 100000 : PG_GETARG_INT32(5);
+	a->max_held_wal = INT64CONST(256) * 1024 * 1024;
+	if (PG_NARGS() > 6 && !PG_ARGISNULL(6))
+		a->max_held_wal = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(6)));
+}
 
-	/* 1. prerequisites */
+/* 1a. what the server and the role must allow */
+static void
+check_prerequisites(const CreateArgs *a)
+{
+	HeapTuple	roletup;
+	bool		canlogin;
+
 	if (!mr_stream_preloaded)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -426,10 +410,14 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("streams cannot be created during recovery")));
-	if (batch_size < 1)
+	if (a->batch_size < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("batch_size must be positive")));
+	if (a->max_held_wal < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_held_wal must not be negative")));
 	if (GetTopTransactionIdIfAny() != InvalidTransactionId)
 		ereport(ERROR,
 				(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
@@ -454,66 +442,85 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 						GetUserNameFromId(GetUserId(), false)),
 				 errdetail("A stream's worker connects as the stream's owner."),
 				 errhint("Create the stream as a role with LOGIN.")));
+}
 
-	/* the query and its source */
-	q = mr_stream_compile(query, &source);
-	if (pg_class_aclcheck(source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+/* 1b. the query, its source, and what the source must allow */
+static void
+bind_query(CreateArgs *a)
+{
+	MrBoundQuery *q;
+	const int  *ord;
+
+	a->q = q = mr_stream_bind(a->query, &a->source, NIL);
+	if (pg_class_aclcheck(a->source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", get_rel_name(source)),
+				 errmsg("permission denied for table %s", get_rel_name(a->source)),
 				 errdetail("A stream needs SELECT on the whole source table: decoded rows carry every column.")));
-	if (check_enable_rls(source, InvalidOid, true) == RLS_ENABLED)
+	if (check_enable_rls(a->source, InvalidOid, true) == RLS_ENABLED)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("table \"%s\" has row-level security enabled for this role",
-						get_rel_name(source)),
+						get_rel_name(a->source)),
 				 errdetail("Logical decoding does not apply row-level security policies, so a stream could read rows the role may not see."),
 				 errhint("Create the stream as a role that bypasses row-level security, or disable it on the table.")));
-	if (q->norder < 1)
+	if (mr_query_order_cols(q, &ord) < 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("a stream's MATCH_RECOGNIZE needs ORDER BY"),
 				 errdetail("The first ORDER BY column is the event time that the watermark follows.")));
-	if (q->clause->order[0].desc)
+	if (mr_query_clause(q)->order[0].desc)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the first ORDER BY column of a stream must be ascending"),
 				 errdetail("It is the event time that the watermark follows.")));
-	keytype = TupleDescAttr(q->input_desc, q->order_cols[0])->atttypid;
+	a->keytype = TupleDescAttr(mr_query_input_desc(q), ord[0])->atttypid;
+}
 
-	/* lateness: key - lateness must be a key */
-	if (late_type == UNKNOWNOID || late_type == TEXTOID)
+/* 1c. lateness: key - lateness must be a key; the WITHIN bound likewise */
+static void
+bind_operators(CreateArgs *a)
+{
+	MrBoundQuery *q = a->q;
+	const MrClause *clause = mr_query_clause(q);
+	const int  *ord;
+	Oid			keytype = a->keytype;
+	Operator	opr;
+
+	(void) mr_query_order_cols(q, &ord);
+
+	if (a->late_type == UNKNOWNOID || a->late_type == TEXTOID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("lateness must be given with a type"),
 				 errhint("Write for example lateness => interval '10 seconds', or lateness => 5 for an integer event time.")));
-	lateness_q = NULL;
-	opr = oper(NULL, list_make1(makeString("-")), keytype, late_type, true, -1);
+	opr = oper(NULL, list_make1(makeString("-")), keytype, a->late_type, true, -1);
 	if (opr != NULL)
 	{
-		Oid			t2[2] = {keytype, late_type};
+		Oid			t2[2] = {keytype, a->late_type};
 
 		ReleaseSysCache(opr);
-		lateness_q = mr_stream_bind_operator("SELECT $1 - $2", t2, 2);
+		a->lateness_q = mr_stream_bind_operator("SELECT $1 - $2", t2, 2);
 	}
-	if (lateness_q == NULL || mr_stream_operator_of(lateness_q, keytype, late_type, NULL) == NULL)
+	if (a->lateness_q == NULL ||
+		mr_stream_operator_of(a->lateness_q, keytype, a->late_type, NULL) == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
 				 errmsg("lateness of type %s cannot be subtracted from the event time of type %s",
-						format_type_be(late_type), format_type_be(keytype)),
+						format_type_be(a->late_type), format_type_be(keytype)),
 				 errhint("Use an interval for timestamps and dates, and the event time's own type for numbers.")));
-	if (idle_advance && !is_time_type(keytype))
+	if (a->idle_advance && !is_time_type(keytype))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("idle_advance needs an event time of type timestamp with time zone, timestamp or date"),
 				 errdetail("The event time \"%s\" is of type %s.",
-						   NameStr(TupleDescAttr(q->input_desc, q->order_cols[0])->attname),
+						   NameStr(TupleDescAttr(mr_query_input_desc(q), ord[0])->attname),
 						   format_type_be(keytype))));
-	if (q->clause->has_within)
+	if (clause->has_within)
 	{
-		MrSpan		w = q->clause->within;
+		MrSpan		w = clause->within;
 		Query	   *within_q = mr_stream_bind_operator(psprintf("SELECT $1 + (%.*s)", w.end - w.start,
-																q->text + w.start),
+																mr_query_text(q) + w.start),
 													   &keytype, 1);
 		Node	   *rhs;
 		TargetEntry *tle = linitial_node(TargetEntry, within_q->targetList);
@@ -526,145 +533,160 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 					 errmsg("the WITHIN bound cannot be added to the event time of type %s",
 							format_type_be(keytype)),
 					 errdetail("A stream needs an operator + that takes the event time and the bound, as they are, and returns the event time's type, and a bound without subqueries.")));
-		operators = lappend(operators, within_q);
+		a->operators = lappend(a->operators, within_q);
 	}
-	if (!q->clause->has_within)
+	else
 		ereport(NOTICE,
 				(errmsg("the stream's pattern has no WITHIN: its state and its latency are unbounded"),
 				 errdetail("A partial match is kept until a later row of its partition decides it, however long that takes, and a match that a later row could still extend is written only when such a row arrives."),
 				 errhint("Add WITHIN <interval> after PATTERN to bound the span of a match.")));
+}
 
-	/* the output table must not exist yet */
-	outrv = makeRangeVarFromNameList(textToQualifiedNameList(name_t));
-	outschema = RangeVarGetCreationNamespace(outrv);
-	if (OidIsValid(get_relname_relid(outrv->relname, outschema)))
+/* 1d. the tables to create must not exist; the catalog must be current */
+static void
+check_names(CreateArgs *a)
+{
+	MrBoundQuery *q = a->q;
+	Relation	rel;
+	bool		current;
+	int			i;
+
+	a->outrv = makeRangeVarFromNameList(textToQualifiedNameList(a->name_t));
+	a->outschema = RangeVarGetCreationNamespace(a->outrv);
+	if (OidIsValid(get_relname_relid(a->outrv->relname, a->outschema)))
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_TABLE),
-				 errmsg("relation \"%s\" already exists", outrv->relname),
+				 errmsg("relation \"%s\" already exists", a->outrv->relname),
 				 errdetail("match_recognize_create_stream() creates the output table itself.")));
-	for (i = 0; i < q->result_desc->natts; i++)
-		if (strcmp(NameStr(TupleDescAttr(q->result_desc, i)->attname), "_match_id") == 0)
+	for (i = 0; i < mr_query_result_desc(q)->natts; i++)
+		if (strcmp(NameStr(TupleDescAttr(mr_query_result_desc(q), i)->attname), "_match_id") == 0)
 			ereport(ERROR,
 					(errcode(ERRCODE_DUPLICATE_COLUMN),
 					 errmsg("the query has a column named \"_match_id\""),
 					 errdetail("The output table adds a column of that name.")));
-	if (late_name)
-		laterv = makeRangeVarFromNameList(stringToQualifiedNameList(late_name));
-
-	catalog = mr_stream_catalog_oid(false);
-	ext = get_extension_oid("match_recognize", false);
-	rel = table_open(catalog, AccessShareLock);
-	i = RelationGetNumberOfAttributes(rel);
+	if (a->late_name)
+		a->laterv = makeRangeVarFromNameList(stringToQualifiedNameList(a->late_name));
+	a->catalog = mr_stream_catalog_oid(false);
+	rel = table_open(a->catalog, AccessShareLock);
+	current = mr_stream_catalog_is_current(rel);
 	table_close(rel, AccessShareLock);
-	if (i < Anum_mrs_bound)
+	if (!current)
 		ereport(ERROR,
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("extension \"match_recognize\" must be updated to create streams"),
 				 errhint("Run ALTER EXTENSION match_recognize UPDATE.")));
+}
 
-	/* 2. id, lock, slot: no writes before the slot exists */
-	LockRelationOid(catalog, ShareRowExclusiveLock);
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	initStringInfo(&sql);
-	appendStringInfo(&sql, "SELECT COALESCE(max(id), 0) + 1 FROM %s", qualified_name(catalog));
-	spi_exec(sql.data, SPI_OK_SELECT);
-	{
-		bool		isnull;
+/* 2. id, lock, slot: no writes before the slot exists */
+static void
+create_slot(CreateArgs *a)
+{
+	Oid			argtypes[2] = {NAMEOID, NAMEOID};
+	Datum		args[2];
+	bool		isnull;
+	int			rc;
 
-		id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
-	}
-	mr_stream_lock(catalog, id, AccessExclusiveLock);
-	slot_name = mr_stream_slot_name(MyDatabaseId, id, GetUserId());
-	if (SearchNamedReplicationSlot(slot_name, true) != NULL)
+	LockRelationOid(a->catalog, ShareRowExclusiveLock);
+	spi_exec(psprintf("SELECT COALESCE(max(id), 0) + 1 FROM %s", qualified_name(a->catalog)),
+			 SPI_OK_SELECT);
+	a->id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	mr_stream_lock(a->catalog, a->id, AccessExclusiveLock);
+	a->slot_name = mr_stream_slot_name(MyDatabaseId, a->id, GetUserId());
+	if (SearchNamedReplicationSlot(a->slot_name, true) != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_OBJECT),
-				 errmsg("replication slot \"%s\" already exists", slot_name),
+				 errmsg("replication slot \"%s\" already exists", a->slot_name),
 				 errhint("A stream that was dropped is still being cleaned up; try again in a few seconds.")));
-	{
-		Oid			argtypes[2] = {NAMEOID, NAMEOID};
-		Datum		args[2];
-		int			rc;
+	args[0] = DirectFunctionCall1(namein, CStringGetDatum(a->slot_name));
+	args[1] = DirectFunctionCall1(namein, CStringGetDatum(MR_STREAM_PLUGIN));
+	rc = SPI_execute_with_args("SELECT pg_catalog.pg_create_logical_replication_slot($1, $2)",
+							   2, argtypes, args, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not create replication slot \"%s\"", a->slot_name);
+}
 
-		args[0] = DirectFunctionCall1(namein, CStringGetDatum(slot_name));
-		args[1] = DirectFunctionCall1(namein, CStringGetDatum(MR_STREAM_PLUGIN));
-		rc = SPI_execute_with_args("SELECT pg_catalog.pg_create_logical_replication_slot($1, $2)",
-								   2, argtypes, args, NULL, false, 0);
-		if (rc != SPI_OK_SELECT)
-			elog(ERROR, "could not create replication slot \"%s\"", slot_name);
-	}
+/* 3a. the output table, the late table, the internal tables */
+static void
+create_tables(CreateArgs *a)
+{
+	StringInfoData sql;
+	const char *schema_q = quote_identifier(get_namespace_name(a->outschema));
+	char	   *src_q = qualified_name(a->source);
+	Oid			ext = get_extension_oid("match_recognize", false);
+	Oid			rows_oid,
+				parts_oid;
 
-	/* 3. tables */
-	src_q = qualified_name(source);
-	schema_q = quote_identifier(get_namespace_name(outschema));
-	resetStringInfo(&sql);
-	appendStringInfo(&sql, "CREATE TABLE %s.%s (",
-					 schema_q, quote_identifier(outrv->relname));
-	append_columns(&sql, q->result_desc);
-	appendStringInfo(&sql, ", _match_id text NOT NULL UNIQUE)");
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE TABLE %s.%s (", schema_q, quote_identifier(a->outrv->relname));
+	append_columns(&sql, mr_query_result_desc(a->q));
+	appendStringInfo(&sql, ", _match_id text COLLATE \"C\" NOT NULL UNIQUE)");
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	CommandCounterIncrement();
-	output = get_relname_relid(outrv->relname, outschema);
-	out_q = qualified_name(output);
+	a->output = get_relname_relid(a->outrv->relname, a->outschema);
 
-	if (laterv)
+	if (a->laterv)
 	{
 		resetStringInfo(&sql);
 		appendStringInfo(&sql, "CREATE TABLE %s (LIKE %s, _arrived_at timestamptz NOT NULL DEFAULT pg_catalog.now(), _watermark text)",
-						 quote_qualified_identifier(laterv->schemaname, laterv->relname), src_q);
+						 quote_qualified_identifier(a->laterv->schemaname, a->laterv->relname), src_q);
 		spi_exec(sql.data, SPI_OK_UTILITY);
 		CommandCounterIncrement();
-		late_rel = RangeVarGetRelid(laterv, NoLock, false);
+		a->late_rel = RangeVarGetRelid(a->laterv, NoLock, false);
 	}
 
-	/* internal tables next to the output table */
+	/* next to the output table; no index (see mr_stream_table.c) */
 	resetStringInfo(&sql);
 	appendStringInfo(&sql,
-					 "CREATE TABLE %s.\"_mr_%d_pending\" (LIKE %s, _seq bigint NOT NULL);"
-					 "CREATE TABLE %s.\"_mr_%d_retained\" (LIKE %s, _part bigint NOT NULL, _rownum bigint NOT NULL, PRIMARY KEY (_part, _rownum));"
-					 "CREATE TABLE %s.\"_mr_%d_parts\" (part_id bigint PRIMARY KEY, key text[] NOT NULL, nrows bigint NOT NULL, keep_from bigint NOT NULL, matcher_from bigint NOT NULL, match_number bigint NOT NULL, unmatched_from bigint NOT NULL, covered_upto bigint NOT NULL)",
-					 schema_q, id, src_q, schema_q, id, src_q, schema_q, id);
+					 "CREATE TABLE %s.%s (LIKE %s, _seq bigint NOT NULL);"
+					 "CREATE TABLE %s.%s (part_id bigint NOT NULL, key text[] NOT NULL, nrows bigint NOT NULL, "
+					 "keep_from bigint NOT NULL, matcher_from bigint NOT NULL, match_number bigint NOT NULL, "
+					 "unmatched_from bigint NOT NULL, covered_upto bigint NOT NULL, retained bytea NOT NULL)",
+					 schema_q, quote_identifier(mr_stream_internal_name(a->id, MR_STREAM_ROWS)), src_q,
+					 schema_q, quote_identifier(mr_stream_internal_name(a->id, MR_STREAM_PARTS)));
 	spi_exec(sql.data, SPI_OK_UTILITY);
 	CommandCounterIncrement();
-	{
-		char		n[64];
-
-		snprintf(n, sizeof(n), "_mr_%d_pending", id);
-		pending_oid = get_relname_relid(n, outschema);
-		snprintf(n, sizeof(n), "_mr_%d_retained", id);
-		retained_oid = get_relname_relid(n, outschema);
-		snprintf(n, sizeof(n), "_mr_%d_parts", id);
-		parts_oid = get_relname_relid(n, outschema);
-	}
+	rows_oid = mr_stream_internal_oid(a->outschema, a->id, MR_STREAM_ROWS);
+	parts_oid = mr_stream_internal_oid(a->outschema, a->id, MR_STREAM_PARTS);
 	/* the source and output cannot be dropped under the stream ... */
-	add_dependency(pending_oid, source, RelationRelationId, DEPENDENCY_NORMAL);
-	add_dependency(pending_oid, output, RelationRelationId, DEPENDENCY_NORMAL);
+	add_dependency(rows_oid, a->source, RelationRelationId, DEPENDENCY_NORMAL);
+	add_dependency(rows_oid, a->output, RelationRelationId, DEPENDENCY_NORMAL);
 	/* ... and DROP EXTENSION takes the internal tables with it */
-	add_dependency(pending_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
-	add_dependency(retained_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
+	add_dependency(rows_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
 	add_dependency(parts_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
+}
 
-	/* the catalog row */
+/* 3b. the catalog row */
+static void
+insert_row(CreateArgs *a)
+{
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	Oid			typout;
+	bool		typvarlena;
+	Relation	rel;
+
 	memset(nulls, true, sizeof(nulls));
 #define SETV(anum, v) (values[(anum) - 1] = (v), nulls[(anum) - 1] = false)
-	SETV(Anum_mrs_id, Int32GetDatum(id));
-	SETV(Anum_mrs_name, CStringGetTextDatum(out_q));
+	SETV(Anum_mrs_id, Int32GetDatum(a->id));
+	SETV(Anum_mrs_name, CStringGetTextDatum(qualified_name(a->output)));
 	SETV(Anum_mrs_owner, ObjectIdGetDatum(GetUserId()));
-	SETV(Anum_mrs_source, ObjectIdGetDatum(source));
-	SETV(Anum_mrs_output, ObjectIdGetDatum(output));
-	SETV(Anum_mrs_query, CStringGetTextDatum(query));
+	SETV(Anum_mrs_source, ObjectIdGetDatum(a->source));
+	SETV(Anum_mrs_output, ObjectIdGetDatum(a->output));
+	SETV(Anum_mrs_query, CStringGetTextDatum(a->query));
 	SETV(Anum_mrs_search_path, CStringGetTextDatum(GetConfigOptionByName("search_path", NULL, false)));
 	/* the bound query: the worker replays it, no name is resolved again */
-	SETV(Anum_mrs_bound, CStringGetTextDatum(nodeToString(list_concat(list_make2(mr_query_analyses(q), lateness_q),
-																	  operators))));
-	getTypeOutputInfo(late_type, &typout, &typvarlena);
-	SETV(Anum_mrs_lateness, CStringGetTextDatum(OidOutputFunctionCall(typout, lateness)));
-	SETV(Anum_mrs_lateness_type, ObjectIdGetDatum(late_type));
-	if (OidIsValid(late_rel))
-		SETV(Anum_mrs_late_table, ObjectIdGetDatum(late_rel));
-	SETV(Anum_mrs_idle_advance, BoolGetDatum(idle_advance));
-	SETV(Anum_mrs_batch_size, Int32GetDatum(batch_size));
-	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(slot_name)));
+	SETV(Anum_mrs_bound, CStringGetTextDatum(nodeToString(list_concat(list_make2(mr_query_analyses(a->q),
+																				  a->lateness_q),
+																	  a->operators))));
+	getTypeOutputInfo(a->late_type, &typout, &typvarlena);
+	SETV(Anum_mrs_lateness, CStringGetTextDatum(OidOutputFunctionCall(typout, a->lateness)));
+	SETV(Anum_mrs_lateness_type, ObjectIdGetDatum(a->late_type));
+	if (OidIsValid(a->late_rel))
+		SETV(Anum_mrs_late_table, ObjectIdGetDatum(a->late_rel));
+	SETV(Anum_mrs_idle_advance, BoolGetDatum(a->idle_advance));
+	SETV(Anum_mrs_batch_size, Int32GetDatum(a->batch_size));
+	SETV(Anum_mrs_max_held_wal, Int64GetDatum(a->max_held_wal));
+	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(a->slot_name)));
 	SETV(Anum_mrs_created_at, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()));
 	SETV(Anum_mrs_state, CStringGetTextDatum("starting"));
 	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
@@ -676,14 +698,34 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	SETV(Anum_mrs_skip_degraded, Int64GetDatum(0));
 	SETV(Anum_mrs_rows_pending, Int64GetDatum(0));
 	SETV(Anum_mrs_rows_retained, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_stored, Int64GetDatum(0));
 	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
 	SETV(Anum_mrs_next_part, Int64GetDatum(1));
 #undef SETV
-	rel = table_open(catalog, RowExclusiveLock);
-	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
-	CatalogTupleInsert(rel, tup);
+	rel = table_open(a->catalog, RowExclusiveLock);
+	CatalogTupleInsert(rel, heap_form_tuple(RelationGetDescr(rel), values, nulls));
 	table_close(rel, NoLock);
+}
 
+/*
+ * match_recognize_create_stream(name, query, lateness, late_table,
+ * idle_advance, batch_size, max_held_wal): the steps of the file's comment.
+ */
+Datum
+match_recognize_create_stream(PG_FUNCTION_ARGS)
+{
+	CreateArgs	a;
+
+	create_args(fcinfo, &a);
+	check_prerequisites(&a);
+	bind_query(&a);
+	bind_operators(&a);
+	check_names(&a);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	create_slot(&a);
+	create_tables(&a);
+	insert_row(&a);
 	SPI_finish();
 	mr_stream_wake_launcher();
 	PG_RETURN_VOID();
@@ -691,79 +733,94 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 
 /* ---------- drop ---------- */
 
+/* drop a stream's slot (not transactional), waiting while a worker holds it */
+void
+mr_stream_drop_slot(const char *slot_name)
+{
+	if (SearchNamedReplicationSlot(slot_name, true) != NULL)
+		ReplicationSlotDrop(slot_name, false);
+}
+
+/* the internal tables of stream id in schema (also those of version 1.0) */
+static void
+drop_internal_tables(int32 id, Oid schema)
+{
+	static const char *const kinds[] = {MR_STREAM_ROWS, MR_STREAM_PARTS, "pending", "retained"};
+	StringInfoData sql;
+	int			i;
+
+	initStringInfo(&sql);
+	for (i = 0; i < (int) lengthof(kinds); i++)
+		if (OidIsValid(mr_stream_internal_oid(schema, id, kinds[i])))
+			appendStringInfo(&sql, "DROP TABLE %s.%s;",
+							 quote_identifier(get_namespace_name(schema)),
+							 quote_identifier(mr_stream_internal_name(id, kinds[i])));
+	if (sql.len == 0)
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	spi_exec(sql.data, SPI_OK_UTILITY);
+	SPI_finish();
+}
+
+/*
+ * match_recognize_drop_stream(name): asks the stream's worker to stop (it
+ * releases its slot and exits between cycles, and the launcher starts no
+ * other), waits until the worker is between cycles (the stream lock),
+ * removes the catalog row and the internal tables, then drops the slot,
+ * waiting for the worker to let it go.
+ */
 Datum
 match_recognize_drop_stream(PG_FUNCTION_ARGS)
 {
-	text	   *name_t = PG_GETARG_TEXT_PP(0);
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	Oid			catalog = mr_stream_catalog_oid(false);
-	Oid			output;
 	Relation	rel;
-	SysScanDesc scan;
 	HeapTuple	tup;
-	HeapTuple	found = NULL;
-	int32		id = 0;
-	Oid			owner = InvalidOid;
-	char	   *slot_name = NULL;
-	Oid			schema = InvalidOid;
-	StringInfoData sql;
-	static const char *const kinds[] = {"pending", "retained", "parts"};
-	int			i;
+	bool		isnull;
+	int32		id;
+	Oid			owner;
+	Oid			output;
+	char	   *slot_name;
 
 	PreventInTransactionBlock(true, "match_recognize_drop_stream()");
-	output = RangeVarGetRelid(makeRangeVarFromNameList(textToQualifiedNameList(name_t)),
-							  NoLock, true);
-
 	rel = table_open(catalog, RowExclusiveLock);
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
-	while (HeapTupleIsValid(tup = systable_getnext(scan)))
-	{
-		bool		isnull;
-		Oid			out = DatumGetObjectId(heap_getattr(tup, Anum_mrs_output, RelationGetDescr(rel), &isnull));
-		char	   *n = TextDatumGetCString(heap_getattr(tup, Anum_mrs_name, RelationGetDescr(rel), &isnull));
-
-		if ((OidIsValid(output) && out == output) || strcmp(n, text_to_cstring(name_t)) == 0)
-		{
-			found = heap_copytuple(tup);
-			id = DatumGetInt32(heap_getattr(tup, Anum_mrs_id, RelationGetDescr(rel), &isnull));
-			owner = DatumGetObjectId(heap_getattr(tup, Anum_mrs_owner, RelationGetDescr(rel), &isnull));
-			slot_name = pstrdup(NameStr(*DatumGetName(heap_getattr(tup, Anum_mrs_slot_name, RelationGetDescr(rel), &isnull))));
-			schema = OidIsValid(out) ? get_rel_namespace(out) : InvalidOid;
-			break;
-		}
-	}
-	systable_endscan(scan);
-	if (found == NULL)
+	tup = mr_stream_row_by_name(rel, name);
+	if (tup == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("stream \"%s\" does not exist", text_to_cstring(name_t))));
+				 errmsg("stream \"%s\" does not exist", name)));
+	id = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_id, &isnull));
+	owner = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_owner, &isnull));
+	output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+	slot_name = pstrdup(NameStr(*DatumGetName(mr_stream_row_get(rel, tup, Anum_mrs_slot_name, &isnull))));
 	if (owner != GetUserId() && !superuser())
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("must be owner of stream %s", text_to_cstring(name_t))));
+				 errmsg("must be owner of stream %s", name)));
 
-	/* wait until the worker is between batches; it then finds no row */
-	mr_stream_lock(catalog, id, AccessExclusiveLock);
-	CatalogTupleDelete(rel, &found->t_self);
-	table_close(rel, NoLock);
-
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	initStringInfo(&sql);
-	for (i = 0; i < lengthof(kinds); i++)
+	mr_stream_request_stop(slot_name);
+	PG_TRY();
 	{
-		char		n[64];
-
-		snprintf(n, sizeof(n), "_mr_%d_%s", id, kinds[i]);
-		if (OidIsValid(schema) && OidIsValid(get_relname_relid(n, schema)))
-			appendStringInfo(&sql, "DROP TABLE %s.%s;",
-							 quote_identifier(get_namespace_name(schema)), quote_identifier(n));
+		/* between the worker's cycles: the row is as the worker left it */
+		mr_stream_lock(catalog, id, AccessExclusiveLock);
+		PushActiveSnapshot(GetLatestSnapshot());
+		tup = mr_stream_row_by_id(rel, id);
+		PopActiveSnapshot();
+		if (tup != NULL)
+			CatalogTupleDelete(rel, &tup->t_self);
+		table_close(rel, NoLock);
+		drop_internal_tables(id, OidIsValid(output) ? get_rel_namespace(output) : InvalidOid);
+		/* not transactional: last, and refused inside a transaction block */
+		mr_stream_drop_slot(slot_name);
 	}
-	if (sql.len > 0)
-		spi_exec(sql.data, SPI_OK_UTILITY);
-	SPI_finish();
-
-	/* not transactional: last, and refused inside a transaction block */
-	mr_stream_drop_slot_and_origin(slot_name);
+	PG_CATCH();
+	{
+		mr_stream_cancel_stop(slot_name);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	/* the stop mark stays: the launcher forgets it when it sees the slot go */
 	mr_stream_wake_launcher();
 	PG_RETURN_VOID();
 }

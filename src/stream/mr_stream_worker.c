@@ -1,70 +1,58 @@
 /*-------------------------------------------------------------------------
  * mr_stream_worker.c
  *	  The worker of one stream: logical decoding in, final matches out,
- *	  exactly once.  This file is the process: the slot's name, the batch
- *	  loop (one transaction a batch, the steps below), the recording of an
- *	  error and main; the steps' work lives in the files that
- *	  mr_stream_worker_int.h lists, which share the worker's state S.
+ *	  exactly once.  This file is the process: its cycle loop, the catalog
+ *	  row it writes, the recording of an error, and main; the work of each
+ *	  step is in the files mr_stream_worker_int.h lists.
  *
  * Design
  * ------
- * The worker loops over batches.  Each batch is one transaction that holds
- * the stream's lock (ExclusiveLock on the stream object; drop_stream takes
- * AccessExclusiveLock, so it never runs in the middle of a batch) and
+ * The worker holds its replication slot and one decoding context for its
+ * whole life (mr_stream_decoder.c): WAL is read once, as it is flushed.
+ * Its state is in memory: the rows waiting for the watermark (pending), the
+ * rows each partition's live matches still need (retained), one runtime
+ * switched between partitions (mr_stream_part.c), the counters.  It loops
+ * over cycles; a cycle is one transaction that
  *
- *	1. advances the slot to the position the previous batches committed
- *	   (pg_replication_slot_advance; slots are not transactional, so the
- *	   slot only ever moves to positions that are durable in our catalog),
- *	   or to the end of the last commit decoded when the transactions after
- *	   last_lsn did not touch the source (a commit record's end, never the
- *	   flush position, which can cut a commit record in two: a commit that
- *	   starts before the slot's position is never decoded again);
- *	2. peeks at most batch_size changes (pg_logical_slot_peek_binary_changes
- *	   with our plugin, mr_stream_decode.c; a transaction is never split);
- *	3. skips every transaction whose commit is at or before the committed
- *	   position (last_lsn), or which the backfill snapshot already saw;
- *	4. files each new row: NULL event time -> counted and dropped; below the
- *	   watermark (max event time seen - lateness) -> late: counted and
- *	   copied to the late table; else into the pending table with a
- *	   sequence number (arrival order, the tie-breaker);
- *	5. releases, in the query's full PARTITION BY / ORDER BY order (then
- *	   arrival), every pending row strictly below the watermark into its
- *	   partition's MrRuntime; the runtime emits a match as soon as the
- *	   matcher decides it (no preferred thread alive: the finality gate);
- *	6. with WITHIN, drops in every partition the partial matches whose
- *	   window closed (first row's event time + bound < watermark), which
- *	   decides the matches they held back, also in idle partitions;
- *	7. writes the emitted rows to the output table with a deterministic
- *	   _match_id (partition id, first row number[, row number]; INSERT ...
- *	   ON CONFLICT DO NOTHING as a second line of defence), the rows each
- *	   partition still needs (retained table), each partition's runtime
- *	   checkpoint (parts table) and the counters and position (catalog row);
- *	8. commits: all of the above is atomic.
+ *	1. decodes what WAL holds (at most batch_size rows or a few hundred
+ *	   milliseconds): each new transaction of the source is filed at its
+ *	   commit (mr_stream_ingest.c): a NULL event time is counted and
+ *	   dropped, a row below the watermark (max event time seen - lateness)
+ *	   is late (counted, copied to the late table), any other row pending;
+ *	   the worker's own writes are of other tables and never reach it;
+ *	2. when something was decoded (or the wall clock of idle_advance, or a
+ *	   periodic check, asks for it), takes the stream's lock (ExclusiveLock,
+ *	   conditionally: drop_stream takes AccessExclusiveLock and waits for
+ *	   the slot) and re-reads the catalog row (gone: drop the slot, exit);
+ *	3. releases every pending row strictly below the watermark into its
+ *	   partition, in the batch query's full PARTITION BY / ORDER BY order
+ *	   (then arrival); the runtime emits a match as soon as the matcher
+ *	   decides it;
+ *	4. with WITHIN, drops the partial matches whose window closed (first
+ *	   row's event time + bound < watermark), also in idle partitions;
+ *	5. writes the emitted rows to the output table (batched, with a
+ *	   deterministic _match_id) and the late rows;
+ *	6. when due, writes a checkpoint (mr_stream_checkpoint.c), and writes
+ *	   the catalog row: counters, last_lsn (the end of the last transaction
+ *	   processed) and the checkpoint's columns;
+ *	7. commits (synchronous_commit = on), then confirms the slot up to what
+ *	   the durable checkpoint can be rebuilt from, and publishes how far
+ *	   everything is done (match_recognize_wait_stream).
  *
- * Invariant: at every commit, pending + retained rows + the checkpoints are
- * exactly what is needed to continue from last_lsn.  After any crash the
- * worker rebuilds each partition's runtime from its checkpoint and its
- * retained rows (mr_runtime_restore) -- the re-fed rows complete nothing
- * that was emitted, since an emitted match's rows are consumed in the same
- * transaction -- and decoding restarts after last_lsn.
+ * Exactly once: the output of every transaction up to last_lsn is
+ * committed together with last_lsn.  After any crash the worker loads the
+ * last checkpoint, decodes from its restart position again to get back the
+ * rows it kept, processes the transactions up to last_lsn once more without
+ * writing (their output is committed), and goes on (mr_stream_checkpoint.c
+ * for the details, and for the checks that turn a state that does not add
+ * up into an error).  The unique index on _match_id remains as a second
+ * line of defence: writing a match twice would fail, not duplicate it.
  *
- * Backfill: create_stream made the slot (so its consistent point precedes
- * the creation's commit).  The first batch copies the source with one
- * statement and records that statement's snapshot; a decoded transaction
- * visible in it is skipped.  A transaction that committed before the
- * consistent point is not decoded but is visible to the later snapshot, so
- * every row is read exactly once.
- *
- * Ties on the full ORDER BY are broken by arrival (commit order, then
- * order within the transaction; the backfill in ORDER BY order), which is
- * stable across replays.  Release order does not depend on batch
- * boundaries, so the output does not either.
- *
- * Where the steps are: 1-3 and 8 are run_batch() here; 4 is ingest() and
- * 5-6 release() and expire() (mr_stream_ingest.c); 7 is emit_row()
- * (mr_stream_part.c), persist() and stream_save() (mr_stream_persist.c).
- * The backfill is backfill() (mr_stream_ingest.c); the rebuild after a
- * crash is stream_restore() (mr_stream_persist.c).
+ * Ties on the full ORDER BY are broken by arrival (seq), which is stable
+ * across replays; release order does not depend on cycle boundaries, so
+ * the output does not either.  Idle, the worker sleeps on its latch
+ * (waking every MRS_IDLE_MS to look for WAL), writes nothing and logs
+ * nothing.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -73,9 +61,6 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "access/xlog.h"
-#include "catalog/indexing.h"
-#include "catalog/pg_type.h"
-#include "executor/spi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -97,382 +82,98 @@
 
 #include "mr_stream_worker_int.h"
 
-typedef enum BatchResult
+typedef enum CycleResult
 {
-	BATCH_MORE,					/* run the next batch at once */
-	BATCH_IDLE,					/* caught up: wait a little */
-	BATCH_STOPPED,				/* the stream failed: wait for a drop */
-	BATCH_EXIT					/* the stream is gone */
-} BatchResult;
+	CYCLE_MORE,					/* run the next cycle at once */
+	CYCLE_IDLE,					/* caught up: wait for WAL */
+	CYCLE_BUSY,					/* the stream is locked: try again soon */
+	CYCLE_STOPPED,				/* the stream failed: wait for a drop */
+	CYCLE_EXIT					/* the stream is gone */
+} CycleResult;
 
-#define MR_NAPTIME_MS		100
-#define MR_STOPPED_NAP_MS	2000
+#define MRS_IDLE_MS			50	/* look for new WAL this often when idle */
+#define MRS_BUSY_MS			100
+#define MRS_STOPPED_MS		2000
+#define MRS_CHECK_MS		1000	/* an idle stream re-reads its catalog row */
+#define MRS_CATALOG_MS		1000	/* the counters in the catalog lag at most */
+
+static MrsStream stream_state;
+static TimestampTz last_check = 0;
+
+/* ---------- the catalog row ---------- */
 
 /*
- * The worker's state: one stream a process, so one instance (see
- * mr_stream_worker_int.h).  mr_stream_worker_main zeroes it.
+ * Write the catalog row: state, counters, position, and the checkpoint's
+ * columns when one was written in this cycle.  Before the replay after a
+ * restart is done, the counters in memory are older than the committed
+ * ones: only the state and the pid are written then.
  */
-Stream		S;
-
-/* ---------- names ---------- */
-
-/*
- * mr_<database>_<stream id>_<owner>_<nonce>: the nonce makes a re-used
- * stream id get a new name, so that a worker of a dropped stream can never
- * mistake a new stream with the same id for its own.
- */
-char *
-mr_stream_slot_name(Oid dboid, int32 id, Oid owner)
+void
+mrs_save(Relation catrel, HeapTuple tup, const char *error)
 {
-	uint32		nonce = (uint32) GetCurrentTimestamp() ^ (uint32) MyProcPid;
+	MrsStream  *s = MyStream;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
 
-	return psprintf(MR_STREAM_SLOT_PREFIX "%u_%d_%u_%x", dboid, id, owner, nonce);
-}
-
-bool
-mr_stream_parse_slot_name(const char *name, Oid *dboid, int32 *id, Oid *owner)
-{
-	unsigned int d,
-				o,
-				x;
-	int			i;
-	int			n = 0;
-
-	if (sscanf(name, MR_STREAM_SLOT_PREFIX "%u_%d_%u_%x%n", &d, &i, &o, &x, &n) != 4 ||
-		name[n] != '\0')
-		return false;
-	*dboid = d;
-	*id = i;
-	*owner = o;
-	return true;
-}
-
-/* ---------- the batch ---------- */
-
-static void
-stream_fail(const char *msg)
-{
-	S.state = "failed";
-	ereport(WARNING,
-			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-			 errmsg("match_recognize stream %d stopped: %s", S.id, msg)));
-}
-
-/* check the owner may still read the source, as create_stream did */
-static void
-check_source_access(void)
-{
-	if (pg_class_aclcheck(S.source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied for table %s", get_rel_name(S.source))));
-	if (check_enable_rls(S.source, InvalidOid, true) == RLS_ENABLED)
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("table \"%s\" has row-level security enabled for the stream's owner",
-						get_rel_name(S.source))));
-}
-
-static void
-advance_slot(XLogRecPtr target)
-{
-	ReplicationSlot *s = SearchNamedReplicationSlot(S.slot_name, true);
-	XLogRecPtr	confirmed;
-	Oid			types[2] = {NAMEOID, PG_LSNOID};
-	Datum		args[2];
-	int			rc;
-
-	if (s == NULL)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_OBJECT),
-				 errmsg("replication slot \"%s\" of stream %d does not exist", S.slot_name, S.id)));
-	SpinLockAcquire(&s->mutex);
-	confirmed = s->data.confirmed_flush;
-	SpinLockRelease(&s->mutex);
-	if (target <= confirmed)
-		return;
-	args[0] = DirectFunctionCall1(namein, CStringGetDatum(S.slot_name));
-	args[1] = LSNGetDatum(target);
-	rc = run_sql("SELECT pg_catalog.pg_replication_slot_advance($1, $2)",
-							   2, types, args, false);
-	spi_check(rc, SPI_OK_SELECT, "slot advance");
-}
-
-/* the stream is gone (dropped, or the extension was): remove slot and origin */
-static BatchResult
-stream_gone(void)
-{
-	ereport(WARNING,
-			(errmsg("match_recognize stream %d is gone; dropping replication slot \"%s\"",
-					S.id, S.slot_name)));
-	mr_stream_drop_slot_and_origin(S.slot_name);
-	PopActiveSnapshot();
-	CommitTransactionCommand();
-	return BATCH_EXIT;
-}
-
-static BatchResult
-run_batch(void)
-{
-	Relation	catrel;
-	HeapTuple	tup;
-	XLogRecPtr	next_advance = InvalidXLogRecPtr;
-	XLogRecPtr	flush0;
-	Oid			types[3] = {NAMEOID, INT4OID, TEXTOID};
-	Datum		args[3];
-	int			rc;
-	SPITupleTable *tt;
-	uint64		nrows,
-				i,
-				txn_first = 0;
-	char		txn_bad = 0;
-	bool		cut_short;
-	bool		stopped = false;
-	Relation	src;
-	TupleDesc	srcdesc;
-	Datum	   *svals,
-			   *values;
-	bool	   *snulls,
-			   *nulls;
-	char	   *error = NULL;
-	BatchResult result;
-
-	MemoryContextReset(S.batchcxt);
-	SetCurrentStatementStartTimestamp();
-	StartTransactionCommand();
-	PushActiveSnapshot(GetTransactionSnapshot());
-	S.catalog = mr_stream_catalog_oid(true);
-	if (!OidIsValid(S.catalog))
-		return stream_gone();
-	PopActiveSnapshot();
-	mr_stream_lock(S.catalog, S.id, ExclusiveLock);
-	/* a snapshot taken after the lock sees what drop_stream committed */
-	PushActiveSnapshot(GetTransactionSnapshot());
-	catrel = table_open(S.catalog, RowExclusiveLock);
-	tup = stream_fetch(catrel);
-	if (tup != NULL)
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+#define SETV(anum, v) (values[(anum) - 1] = (v), repl[(anum) - 1] = true)
+	SETV(Anum_mrs_state, CStringGetTextDatum(s->state));
+	if (error)
+		SETV(Anum_mrs_last_error, CStringGetTextDatum(error));
+	SETV(Anum_mrs_worker_pid, Int32GetDatum(MyProcPid));
+	SETV(Anum_mrs_updated_at, TimestampTzGetDatum(GetCurrentTimestamp()));
+	if (s->mode == MRS_NORMAL)
 	{
-		bool		isnull;
-		Name		slot = DatumGetName(heap_getattr(tup, Anum_mrs_slot_name,
-													RelationGetDescr(catrel), &isnull));
-
-		/* the id was re-used by a stream created after ours was dropped */
-		if (strcmp(NameStr(*slot), S.slot_name) != 0)
-			tup = NULL;
-	}
-	if (tup == NULL)
-	{
-		table_close(catrel, NoLock);
-		return stream_gone();
-	}
-	if (SPI_connect() != SPI_OK_CONNECT)
-		elog(ERROR, "SPI_connect failed");
-	if (!S.initialized)
-	{
-		bool		isnull;
-
-		S.state = MemoryContextStrdup(S.cxt, TextDatumGetCString(heap_getattr(tup, Anum_mrs_state,
-																		 RelationGetDescr(catrel), &isnull)));
-		if (strcmp(S.state, "failed") == 0)
+		if (s->snapshot_text)
+			SETV(Anum_mrs_snapshot, CStringGetTextDatum(s->snapshot_text));
+		SETV(Anum_mrs_backfilled, BoolGetDatum(s->backfilled));
+		SETV(Anum_mrs_rows_in, Int64GetDatum(s->rows_in));
+		SETV(Anum_mrs_late_rows, Int64GetDatum(s->late_rows));
+		SETV(Anum_mrs_null_rows, Int64GetDatum(s->null_rows));
+		SETV(Anum_mrs_matches_out, Int64GetDatum(s->matches_out));
+		SETV(Anum_mrs_rows_out, Int64GetDatum(s->rows_out));
+		SETV(Anum_mrs_skip_degraded, Int64GetDatum(s->skip_degraded));
+		SETV(Anum_mrs_rows_pending, Int64GetDatum(s->rows_pending));
+		SETV(Anum_mrs_rows_retained, Int64GetDatum(s->rows_retained));
+		SETV(Anum_mrs_rows_stored, Int64GetDatum(s->rows_stored));
+		if (s->have_max)
 		{
-			SPI_finish();
-			table_close(catrel, NoLock);
-			PopActiveSnapshot();
-			CommitTransactionCommand();
-			return BATCH_STOPPED;
+			SETV(Anum_mrs_max_seen, CStringGetTextDatum(mrs_datum_text(s->keytype, s->max_seen)));
+			SETV(Anum_mrs_watermark, CStringGetTextDatum(mrs_datum_text(s->keytype, s->watermark)));
 		}
-		stream_init(catrel, tup);
-		if (S.backfilled)
-			stream_restore();
-		S.state = "running";
-		S.initialized = true;
-		S.dirty = true;			/* record our pid */
+		SETV(Anum_mrs_next_seq, Int64GetDatum(s->next_seq));
+		SETV(Anum_mrs_next_part, Int64GetDatum(s->next_part));
+		if (s->last_lsn != InvalidXLogRecPtr)
+			SETV(Anum_mrs_last_lsn, LSNGetDatum(s->last_lsn));
+		if (s->last_commit_time != 0)
+			SETV(Anum_mrs_last_commit_time, TimestampTzGetDatum(s->last_commit_time));
+		(void) mrs_checkpoint_columns(values, nulls, repl);
 	}
-	if (strcmp(S.state, "failed") == 0)
-	{
-		SPI_finish();
-		table_close(catrel, NoLock);
-		PopActiveSnapshot();
-		CommitTransactionCommand();
-		return BATCH_STOPPED;
-	}
-	check_source_access();
-
-	if (!S.backfilled)
-	{
-		backfill();
-		advance_clock();
-		release();
-		expire();
-		persist();
-		stream_save(catrel, tup, NULL);
-		SPI_finish();
-		table_close(catrel, NoLock);
-		PopActiveSnapshot();
-		CommitTransactionCommand();
-		S.dirty = false;
-		return BATCH_MORE;
-	}
-
-	/* a slot dropped under a live stream (it cannot be recreated: gap) */
-	if (SearchNamedReplicationSlot(S.slot_name, true) == NULL)
-	{
-		error = psprintf("the replication slot \"%s\" of the stream was dropped, so changes may have been missed; "
-						 "drop the stream and create it again", S.slot_name);
-		stream_fail(error);
-		stream_save(catrel, tup, error);
-		SPI_finish();
-		table_close(catrel, NoLock);
-		PopActiveSnapshot();
-		CommitTransactionCommand();
-		return BATCH_STOPPED;
-	}
-
-	/* 1. the slot follows what is committed */
-	advance_slot(Max(S.last_lsn, S.advance_to));
-
-	/* 2. peek; everything up to flush0 is decoded when it is not cut short */
-	flush0 = GetFlushRecPtr(NULL);
-	args[0] = DirectFunctionCall1(namein, CStringGetDatum(S.slot_name));
-	args[1] = Int32GetDatum(S.batch_size);
-	args[2] = CStringGetTextDatum(psprintf("%u", S.source));
-	rc = run_sql("SELECT data FROM pg_catalog.pg_logical_slot_peek_binary_changes($1, NULL, $2, 'relid', $3)",
-							   3, types, args, false);
-	spi_check(rc, SPI_OK_SELECT, "peek");
-	tt = SPI_tuptable;
-	nrows = SPI_processed;
-	cut_short = nrows >= (uint64) S.batch_size;
-
-	advance_clock();
-
-	/* 3-4. file the rows of each new transaction at its commit */
-	src = table_open(S.source, AccessShareLock);
-	srcdesc = RelationGetDescr(src);
-	if (srcdesc->natts < S.srcnatts)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("columns of table \"%s\" were dropped", get_rel_name(S.source))));
-	for (i = 0; i < (uint64) S.srcnatts; i++)
-	{
-		Form_pg_attribute a = TupleDescAttr(srcdesc, i);
-
-		if (OidIsValid(S.srctypes[i]) && (a->attisdropped || a->atttypid != S.srctypes[i]))
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("column \"%s\" of table \"%s\" was changed",
-							NameStr(a->attname), get_rel_name(S.source))));
-	}
-	svals = palloc(sizeof(Datum) * srcdesc->natts);
-	snulls = palloc(sizeof(bool) * srcdesc->natts);
-	values = palloc(sizeof(Datum) * (S.natts + 2));
-	nulls = palloc(sizeof(bool) * (S.natts + 2));
-	for (i = 0; i < nrows && !stopped; i++)
-	{
-		bool		isnull;
-		bytea	   *data = DatumGetByteaPP(SPI_getbinval(tt->vals[i], tt->tupdesc, 1, &isnull));
-		char	   *p = VARDATA_ANY(data);
-		char		kind = p[0];
-
-		CHECK_FOR_INTERRUPTS();
-		if (kind == 'U' || kind == 'D' || kind == 'T')
-		{
-			if (!txn_bad)
-				txn_bad = kind;
-		}
-		else if (kind == 'C')
-		{
-			uint32		xid;
-			uint64		end;
-			int64		ts;
-			char		relevant;
-			uint64		k;
-
-			memcpy(&xid, p + 1, sizeof(xid));
-			memcpy(&end, p + 1 + sizeof(xid), sizeof(end));
-			memcpy(&ts, p + 1 + sizeof(xid) + sizeof(end), sizeof(ts));
-			relevant = p[1 + sizeof(xid) + sizeof(end) + sizeof(ts)];
-			if (!relevant)
-			{
-				/* nothing of ours: the slot may move past it */
-				next_advance = Max(next_advance, end);
-			}
-			else if (end > S.last_lsn && !snapshot_saw(xid))
-			{
-				if (txn_bad)
-				{
-					error = psprintf("the source table \"%s\" received %s, but a stream needs append-only input "
-									 "(transaction %u, commit at %X/%X); drop the stream and create it again",
-									 get_rel_name(S.source),
-									 txn_bad == 'U' ? "an UPDATE" : txn_bad == 'D' ? "a DELETE" : "a TRUNCATE",
-									 xid, LSN_FORMAT_ARGS(end));
-					stream_fail(error);
-					stopped = true;
-					break;
-				}
-				for (k = txn_first; k < i; k++)
-				{
-					bytea	   *row = DatumGetByteaPP(SPI_getbinval(tt->vals[k], tt->tupdesc, 1, &isnull));
-
-					if (VARDATA_ANY(row)[0] == 'I')
-						ingest(row, srcdesc, svals, snulls, values, nulls);
-				}
-				S.last_lsn = end;
-				S.last_commit_time = (TimestampTz) ts;
-				S.dirty = true;
-				next_advance = Max(next_advance, end);
-			}
-			else
-				next_advance = Max(next_advance, end);
-			txn_first = i + 1;
-			txn_bad = 0;
-		}
-	}
-	table_close(src, AccessShareLock);
-
-	/* 5-7: also when stopped, for the transactions before the change */
-	if (S.dirty || S.idle_advance)
-	{
-		release();
-		expire();
-	}
-	if (S.dirty || stopped)
-	{
-		persist();
-		stream_save(catrel, tup, error);
-		S.dirty = false;
-	}
-	SPI_finish();
-	table_close(catrel, NoLock);
-	PopActiveSnapshot();
-	/* 8 */
-	CommitTransactionCommand();
-
-	if (stopped)
-		return BATCH_STOPPED;
-	/* every commit up to here is decoded and what was ours is committed */
-	S.advance_to = Max(S.advance_to, next_advance);
-	if (!cut_short)
-		mr_stream_report_progress(S.slot_name, flush0);
-	result = cut_short ? BATCH_MORE : BATCH_IDLE;
-	return result;
+#undef SETV
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+	s->catalog_dirty = false;
+	s->catalog_at = GetCurrentTimestamp();
 }
 
 static void
 record_error(const char *msg)
 {
+	MrsStream  *s = MyStream;
 	Relation	catrel;
 	HeapTuple	tup;
-	Datum		values[Natts_mrs];
-	bool		nulls[Natts_mrs];
-	bool		repl[Natts_mrs];
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
 
 	StartTransactionCommand();
 	PushActiveSnapshot(GetTransactionSnapshot());
-	S.catalog = mr_stream_catalog_oid(true);
-	if (OidIsValid(S.catalog))
+	s->catalog = mr_stream_catalog_oid(true);
+	if (OidIsValid(s->catalog))
 	{
-		catrel = table_open(S.catalog, RowExclusiveLock);
-		tup = stream_fetch(catrel);
+		catrel = table_open(s->catalog, RowExclusiveLock);
+		tup = mr_stream_row_by_id(catrel, s->id);
 		if (tup)
 		{
 			memset(nulls, false, sizeof(nulls));
@@ -483,8 +184,7 @@ record_error(const char *msg)
 			repl[Anum_mrs_state - 1] = true;
 			values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
 			repl[Anum_mrs_updated_at - 1] = true;
-			CatalogTupleUpdate(catrel, &tup->t_self,
-							   heap_modify_tuple(tup, RelationGetDescr(catrel), values, nulls, repl));
+			mr_stream_row_update(catrel, tup, values, nulls, repl);
 		}
 		table_close(catrel, NoLock);
 	}
@@ -492,37 +192,387 @@ record_error(const char *msg)
 	CommitTransactionCommand();
 }
 
-void
-mr_stream_worker_main(Datum arg)
+/* ---------- helpers of a cycle ---------- */
+
+/* the owner may still read the source, as create_stream checked */
+static void
+check_source_access(void)
 {
-	memset(&S, 0, sizeof(S));
-	if (!mr_stream_parse_slot_name(MyBgworkerEntry->bgw_extra, &S.dboid, &S.id, &S.owner))
+	MrsStream  *s = MyStream;
+
+	if (pg_class_aclcheck(s->source, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied for table %s", get_rel_name(s->source))));
+	if (check_enable_rls(s->source, InvalidOid, true) == RLS_ENABLED)
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("table \"%s\" has row-level security enabled for the stream's owner",
+						get_rel_name(s->source))));
+}
+
+/* the stream is gone (dropped, or the extension was): remove the slot */
+static CycleResult
+stream_gone(void)
+{
+	MrsStream  *s = MyStream;
+
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	if (SearchNamedReplicationSlot(s->slot_name, true) != NULL)
+	{
+		mr_stream_mark_dropped(s->slot_name);
+		ereport(WARNING,
+				(errmsg("match_recognize stream %d is gone; dropping replication slot \"%s\"",
+						s->id, s->slot_name)));
+		mr_stream_drop_slot(s->slot_name);
+	}
+	if (ActiveSnapshotSet())
+		PopActiveSnapshot();
+	CommitTransactionCommand();
+	return CYCLE_EXIT;
+}
+
+/*
+ * Take the stream's lock and its catalog row, under a snapshot taken after
+ * the lock (so that it sees what drop_stream committed).  Returns the row,
+ * NULL when the stream is gone; *busy when the lock is taken.
+ */
+static HeapTuple
+open_stream(Relation *catrel, bool *busy)
+{
+	MrsStream  *s = MyStream;
+	HeapTuple	tup;
+	bool		isnull;
+
+	*busy = false;
+	*catrel = NULL;
+	PushActiveSnapshot(GetTransactionSnapshot());
+	s->catalog = mr_stream_catalog_oid(true);
+	PopActiveSnapshot();
+	if (!OidIsValid(s->catalog))
+		return NULL;
+	if (!mr_stream_lock_conditional(s->catalog, s->id, ExclusiveLock))
+	{
+		*busy = true;
+		return NULL;
+	}
+	PushActiveSnapshot(GetTransactionSnapshot());
+	*catrel = table_open(s->catalog, RowExclusiveLock);
+	tup = mr_stream_row_by_id(*catrel, s->id);
+	/* the id was re-used by a stream created after ours was dropped */
+	if (tup != NULL &&
+		strcmp(NameStr(*DatumGetName(mr_stream_row_get(*catrel, tup, Anum_mrs_slot_name, &isnull))),
+			   s->slot_name) != 0)
+		tup = NULL;
+	if (tup == NULL)
+	{
+		table_close(*catrel, NoLock);
+		*catrel = NULL;
+	}
+	return tup;
+}
+
+static void
+close_stream(Relation catrel)
+{
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "SPI_finish failed");
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+/* steps 3-6 of a cycle (see the file's comment) */
+static void
+process(Relation catrel, HeapTuple tup)
+{
+	MrsStream  *s = MyStream;
+	const char *error = NULL;
+
+	mrs_advance_clock();
+	mrs_outbuf_flush(&s->late);
+	mrs_release();
+	mrs_expire();
+	mrs_refresh_skips();
+	mrs_outbuf_flush(&s->out);
+	if (s->mode == MRS_REDO && s->last_lsn >= s->redo_upto)
+		mrs_redo_done();
+	else if (s->mode == MRS_REDO && !mrs_wal_available())
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("stream %d did not find the transaction ending at %X/%X again",
+						s->id, LSN_FORMAT_ARGS(s->redo_upto)),
+				 errdetail("Decoding reached the end of WAL at %X/%X.", LSN_FORMAT_ARGS(s->decoded_upto))));
+	if (s->mode != MRS_NORMAL)
+		return;
+	if (s->failing)
+	{
+		s->state = "failed";
+		error = s->fail_msg;
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("match_recognize stream %d stopped: %s", s->id, s->fail_msg)));
+	}
+	if (mrs_checkpoint_due())
+		mrs_checkpoint();
+	if (s->wrote || s->cp_wanted || s->failing ||
+		(s->catalog_dirty &&
+		 TimestampDifferenceExceeds(s->catalog_at, GetCurrentTimestamp(), MRS_CATALOG_MS)))
+		mrs_save(catrel, tup, error);
+	s->cycle_relevant = false;
+	if (s->failing)
+		s->stopped = true;
+}
+
+/* after a cycle's commit: confirm the slot, publish progress */
+static void
+after_commit(bool processed)
+{
+	MrsStream  *s = MyStream;
+
+	s->wrote = false;
+	if (s->mode != MRS_NORMAL)
+		return;
+	mrs_confirm();
+	if (processed || !s->cycle_relevant)
+		mr_stream_report_progress(s->decoded_upto);
+	pgstat_report_stat(false);
+}
+
+/* ---------- cycles ---------- */
+
+/* a failed stream's worker waits for the stream to be dropped */
+static CycleResult
+stopped_cycle(void)
+{
+	Relation	catrel;
+	bool		busy;
+	HeapTuple	tup = open_stream(&catrel, &busy);
+
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return CYCLE_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return CYCLE_STOPPED;
+}
+
+/*
+ * The slot was dropped behind the stream's back: changes may be missed.
+ * Only the state and the error are written (the rest was not loaded).
+ */
+static CycleResult
+slot_lost(Relation catrel, HeapTuple tup)
+{
+	MrsStream  *s = MyStream;
+	char	   *error = psprintf("the replication slot \"%s\" of the stream was dropped, so changes may have been missed; "
+								 "drop the stream and create it again", s->slot_name);
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	ereport(WARNING,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("match_recognize stream %d stopped: %s", s->id, error)));
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_state - 1] = CStringGetTextDatum("failed");
+	repl[Anum_mrs_state - 1] = true;
+	values[Anum_mrs_last_error - 1] = CStringGetTextDatum(error);
+	repl[Anum_mrs_last_error - 1] = true;
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+	s->stopped = true;
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return CYCLE_STOPPED;
+}
+
+/* the first cycle: the definition, the slot, then backfill or restore */
+static CycleResult
+init_cycle(void)
+{
+	MrsStream  *s = MyStream;
+	Relation	catrel;
+	bool		busy;
+	HeapTuple	tup = open_stream(&catrel, &busy);
+
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return CYCLE_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	if (!mr_stream_catalog_is_current(catrel))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"match_recognize\" must be updated to run streams"),
+				 errhint("Run ALTER EXTENSION match_recognize UPDATE.")));
+	s->state = MemoryContextStrdup(s->cxt, mr_stream_row_text(catrel, tup, Anum_mrs_state));
+	if (strcmp(s->state, "failed") != 0 && SearchNamedReplicationSlot(s->slot_name, true) == NULL)
+		return slot_lost(catrel, tup);
+	if (strcmp(s->state, "failed") == 0)
+	{
+		s->stopped = true;
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		return CYCLE_STOPPED;
+	}
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	mrs_setup(catrel, tup);
+	mrs_load_state(catrel, tup);
+	check_source_access();
+	mrs_decoder_start();
+	s->mode = MRS_NORMAL;
+	if (!s->backfilled)
+	{
+		s->cp_at = GetCurrentTimestamp();
+		mrs_backfill();
+		s->state = "running";
+		process(catrel, tup);	/* writes the first checkpoint */
+	}
+	else
+	{
+		mrs_restore(catrel, tup);
+		s->state = "running";
+		mrs_save(catrel, tup, NULL);
+	}
+	close_stream(catrel);
+	s->initialized = true;
+	after_commit(true);
+	return CYCLE_MORE;
+}
+
+/* is a processing step due without new rows? */
+static bool
+step_due(void)
+{
+	MrsStream  *s = MyStream;
+	TimestampTz now = GetCurrentTimestamp();
+
+	if (s->cycle_relevant || s->failing)
+		return true;
+	if (s->mode == MRS_REDO && !mrs_wal_available())
+		return true;
+	if (s->mode != MRS_NORMAL)
+		return false;
+	if ((s->idle_advance && s->rows_pending + s->rows_retained > 0) ||
+		TimestampDifferenceExceeds(last_check, now, MRS_CHECK_MS) ||
+		mrs_checkpoint_due())
+	{
+		last_check = now;
+		return true;
+	}
+	return false;
+}
+
+static CycleResult
+cycle(void)
+{
+	MrsStream  *s = MyStream;
+	Relation	catrel;
+	bool		busy;
+	HeapTuple	tup;
+
+	MemoryContextReset(s->cyclecxt);
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	if (!s->initialized)
+		return init_cycle();
+	if (s->stopped)
+		return stopped_cycle();
+	s->cycle_rows = 0;
+	if (mrs_wal_available())
+		mrs_decode();
+	/* every transaction up to the checkpoint is in the WAL: all are back */
+	if (s->mode == MRS_REBUILD && !mrs_wal_available())
+		mrs_rebuild_done();
+	if (!step_due())
+	{
+		CommitTransactionCommand();
+		after_commit(false);
+		return mrs_wal_available() ? CYCLE_MORE : CYCLE_IDLE;
+	}
+	tup = open_stream(&catrel, &busy);
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return CYCLE_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	check_source_access();
+	mrs_check_source();
+	process(catrel, tup);
+	close_stream(catrel);
+	after_commit(true);
+	if (s->stopped)
+		return CYCLE_STOPPED;
+	return mrs_wal_available() ? CYCLE_MORE : CYCLE_IDLE;
+}
+
+/* ---------- the process ---------- */
+
+static void
+worker_init(void)
+{
+	MrsStream  *s;
+
+	memset(&stream_state, 0, sizeof(stream_state));
+	MyStream = s = &stream_state;
+	if (!mr_stream_parse_slot_name(MyBgworkerEntry->bgw_extra, &s->dboid, &s->id, &s->owner))
 		elog(ERROR, "invalid slot name \"%s\"", MyBgworkerEntry->bgw_extra);
-	strlcpy(S.slot_name, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
+	strlcpy(s->slot_name, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
+	s->state = "starting";
 
 	pqsignal(SIGTERM, die);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
-	BackgroundWorkerInitializeConnectionByOid(S.dboid, S.owner, 0);
-	pgstat_report_appname(psprintf("match_recognize stream %d", S.id));
+	BackgroundWorkerInitializeConnectionByOid(s->dboid, s->owner, 0);
+	pgstat_report_appname(psprintf("match_recognize stream %d", s->id));
 
-	S.cxt = AllocSetContextCreate(TopMemoryContext, "match_recognize stream",
-								  ALLOCSET_DEFAULT_SIZES);
-	S.batchcxt = AllocSetContextCreate(TopMemoryContext, "match_recognize stream batch",
-									   ALLOCSET_DEFAULT_SIZES);
+	s->cxt = AllocSetContextCreate(TopMemoryContext, "match_recognize stream",
+								   ALLOCSET_DEFAULT_SIZES);
+	/* rows are freed in any order: an allocation set reuses their chunks */
+	s->rowcxt = AllocSetContextCreate(s->cxt, "match_recognize stream rows",
+									  ALLOCSET_DEFAULT_SIZES);
+	s->cyclecxt = AllocSetContextCreate(s->cxt, "match_recognize stream cycle",
+										ALLOCSET_DEFAULT_SIZES);
+
 	/*
-	 * Internal statements qualify every name; the query itself runs with
-	 * its creator's search_path (stream_init).
+	 * Internal statements qualify every name; the query itself is replayed
+	 * as create_stream bound it (mrs_setup).
 	 */
 	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
 	SetConfigOption("synchronous_commit", "on", PGC_USERSET, PGC_S_SESSION);
-	/* every peek logs "starting logical decoding" at LOG; keep the log readable */
-	SetConfigOption("log_min_messages", "warning", PGC_SUSET, PGC_S_SESSION);
+}
+
+void
+mr_stream_worker_main(Datum arg)
+{
+	worker_init();
+	/* drop_stream is stopping this stream: leave its slot alone */
+	if (!mr_stream_attach(MyStream->slot_name))
+		proc_exit(0);
 
 	for (;;)
 	{
-		BatchResult r = BATCH_IDLE;
+		CycleResult r = CYCLE_IDLE;
 		MemoryContext old;
+		long		wait_ms;
 
 		CHECK_FOR_INTERRUPTS();
 		if (ConfigReloadPending)
@@ -530,17 +580,19 @@ mr_stream_worker_main(Datum arg)
 			ConfigReloadPending = false;
 			ProcessConfigFile(PGC_SIGHUP);
 		}
-		old = MemoryContextSwitchTo(S.batchcxt);
+		if (mr_stream_stop_requested())
+			proc_exit(0);		/* the slot is released at exit */
+		old = MemoryContextSwitchTo(MyStream->cyclecxt);
 		PG_TRY();
 		{
-			r = run_batch();
+			r = cycle();
 		}
 		PG_CATCH();
 		{
 			ErrorData  *edata;
 			char	   *msg;
 
-			MemoryContextSwitchTo(S.cxt);
+			MemoryContextSwitchTo(MyStream->cxt);
 			edata = CopyErrorData();
 			msg = edata->detail
 				? psprintf("%s (%s)", edata->message, edata->detail)
@@ -549,19 +601,19 @@ mr_stream_worker_main(Datum arg)
 			FlushErrorState();
 			AbortCurrentTransaction();
 			record_error(msg);
-			/* the in-memory state may be ahead of what was committed */
+			/* the state in memory may be ahead of what was committed */
 			proc_exit(1);
 		}
 		PG_END_TRY();
 		MemoryContextSwitchTo(old);
-		if (r == BATCH_EXIT)
+		if (r == CYCLE_EXIT)
 			proc_exit(0);
-		if (r == BATCH_MORE)
+		if (r == CYCLE_MORE)
 			continue;
+		wait_ms = r == CYCLE_STOPPED ? MRS_STOPPED_MS : r == CYCLE_BUSY ? MRS_BUSY_MS : MRS_IDLE_MS;
 		pgstat_report_activity(STATE_IDLE, NULL);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 r == BATCH_STOPPED ? MR_STOPPED_NAP_MS : MR_NAPTIME_MS,
-						 PG_WAIT_EXTENSION);
+						 wait_ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
 }

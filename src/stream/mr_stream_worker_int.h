@@ -1,32 +1,41 @@
 /*-------------------------------------------------------------------------
  * mr_stream_worker_int.h
- *	  The stream worker's private header: the worker's state (Stream, the
- *	  partitions) and the functions its files share.  Only the worker's
- *	  files include it; the rest of the extension sees the worker through
- *	  mr_stream.h.
+ *	  The stream worker's private header: its state (MyStream), the rows and
+ *	  partitions it keeps in memory, and the functions its files share.  Only
+ *	  the worker's files include it; the rest of the extension sees the worker
+ *	  through mr_stream.h.
  *
- * The worker (see mr_stream_worker.c for the design, a batch step by step)
- * is split in files of one job each:
+ * The worker (mr_stream_worker.c describes the design) is split in files
+ * of one job each, from the top; a file calls only files below it (make
+ * check-layers):
  *
- *	mr_stream_worker.c	the process: the slot's name, the batch loop (one
- *						transaction a batch), the recording of an error,
- *						main
- *	mr_stream_setup.c	the stream's definition from its catalog row, the
- *						prepared statements, the state the row mirrors
- *	mr_stream_ingest.c	event time: the backfill and the decoded rows into
- *						the pending table, the watermark, the release into
- *						the partitions, WITHIN expiry, idle_advance
- *	mr_stream_part.c	the partition table, each partition's runtime, the
- *						emit callback that writes the output table
- *	mr_stream_persist.c	the catalog row, the parts and retained tables:
- *						written at each commit, read back after a restart
- *	mr_stream_spi.c		SPI and SQL-text helpers, which know no stream
+ *	mr_stream_worker.c		the process and its cycle loop, errors, main
+ *	mr_stream_setup.c		the stream's definition from its catalog row
+ *	mr_stream_backfill.c	the first copy of the source
+ *	mr_stream_decoder.c		the decoding session (one for the worker's life)
+ *							and the sink the output plugin hands rows to
+ *	mr_stream_checkpoint.c	checkpoints, spilling, and the rebuild after a
+ *							restart
+ *	mr_stream_ingest.c		rows in: NULL and late rows, the watermark, the
+ *							backfill's snapshot, the clock
+ *	mr_stream_part.c		partitions and their runs, release, WITHIN
+ *							expiry, the emit callback
+ *	mr_stream_output.c		batched inserts into the output and late tables
+ *	mr_stream_rows.c		MyStream, rows, source transactions, pending
+ *							rows, stored rows to delete
+ *	mr_stream_table.c		direct access to the internal tables
+ *	mr_stream_heap.c		a binary heap (pending rows, WITHIN deadlines)
+ *	mr_stream_spi.c			SPI and SQL-text helpers
+ *
+ * Shard: the partitions, their rows and the shared runtime are what a
+ * later version can split by partition hash over several processes (the
+ * decoder, the watermark and the counters stay with one of them); the
+ * functions that touch them take no global besides MyStream, and nothing
+ * in them depends on another partition.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_STREAM_WORKER_INT_H
 #define MR_STREAM_WORKER_INT_H
-
-#include "postgres.h"
 
 #include "access/htup.h"
 #include "access/tupdesc.h"
@@ -35,52 +44,141 @@
 #include "executor/spi.h"
 #include "executor/tuptable.h"
 #include "fmgr.h"
+#include "lib/ilist.h"
 #include "nodes/pg_list.h"
+#include "storage/itemptr.h"
 #include "utils/hsearch.h"
 #include "utils/relcache.h"
+#include "utils/sortsupport.h"
 
-#include "mr_exec.h"
+#include "mr_api.h"
+#include "mr_runtime.h"
 #include "mr_stream.h"
 
-/* one partition */
-typedef struct Part
+/* ---------- a binary heap (mr_stream_heap.c) ---------- */
+
+typedef int (*MrsHeapCmp) (const void *a, const void *b);
+typedef void (*MrsHeapMoved) (void *item, int64 pos);
+
+typedef struct MrsHeap
 {
-	int64		id;
+	void	  **items;
+	int64		n;
+	int64		cap;
+	MrsHeapCmp	cmp;
+	MrsHeapMoved moved;			/* told each item's new position, or NULL */
+	MemoryContext cxt;
+} MrsHeap;
+
+/* ---------- rows ---------- */
+
+/*
+ * A source row the stream keeps: waiting for the watermark (pending), or
+ * released into its partition and still needed by it (retained).  The
+ * input columns are a minimal tuple in the same allocation.
+ */
+typedef struct MrsRow
+{
+	struct MrsPart *part;
+	int64		seq;			/* arrival number, the tie-breaker */
+	uint64		txn;			/* source transaction number + 1, 0: none */
+	Datum		key;			/* the event time (points into tup) */
+	ItemPointerData tid;		/* in the rows table, when stored */
+	bool		stored;			/* in the rows table (else WAL gives it back) */
+	MinimalTuple tup;
+} MrsRow;
+
+/*
+ * A source transaction with rows the stream still keeps and has not
+ * stored: the slot may not move past its commit record (restart_lsn of a
+ * checkpoint).  Kept in commit order.
+ */
+typedef struct MrsTxn
+{
+	XLogRecPtr	commit_lsn;		/* start of its commit record */
+	int64		first_seq;		/* seq of its first row */
+	int64		nkept;
+} MrsTxn;
+
+/*
+ * The pending rows, in (event time, seq) order: rows that arrive in order
+ * (the usual case) are appended to a queue, the others go to a heap.
+ */
+typedef struct MrsPending
+{
+	MrsRow	  **fifo;			/* a ring, ascending */
+	int64		head;
+	int64		n;
+	int64		cap;
+	MrsHeap		heap;
+} MrsPending;
+
+/* ---------- partitions ---------- */
+
+typedef struct MrsPart
+{
+	int64		id;				/* numbered at the first row's arrival */
+	struct MrsPart *hnext;		/* same hash */
+	struct MrsPart *dnext;		/* changed since the checkpoint */
 	uint32		hash;
-	struct Part *next;			/* same hash */
-	Datum	   *key;
+	bool		dirty;
+	bool		in_table;		/* has a row (tid) in the parts table */
+	ItemPointerData tid;
+	int64		dl_pos;			/* in the deadline heap, or -1 */
+	MrRuntimeCheckpoint cp;		/* its state as of its last settle */
+	MrPartRun  *run;			/* its live run, or NULL (state in cp) */
+	dlist_node	live;			/* in MyStream->live while run is set */
+	/* retained rows, row numbers first .. first + n - 1, a ring */
+	MrsRow	  **rows;
+	int32		head;
+	int32		n;
+	int32		cap;
+	int64		first;
+	int64		expire_from;	/* WITHIN: partial matches before it dropped */
+	uint64		rel_no;			/* release: the last release it got rows in */
+	int64		rel_start;		/* ... where its rows are, how many */
+	int64		rel_count;
+	Datum	   *key;			/* PARTITION BY values, then their nulls */
 	bool	   *keynull;
-	MemoryContext cxt;			/* the runtime and the row keys */
-	MrRuntime  *rt;				/* NULL until rows arrive */
-	bool		has_cp;			/* rt must be restored from cp */
-	MrRuntimeCheckpoint cp;
-	/* event times of rows keys_first .. keys_first + nkeys - 1 */
-	Datum	   *keys;
-	int64		keys_first;
-	int64		nkeys;
-	int64		keys_cap;
-	int64		persisted_from; /* retained table holds rows from here */
-	int64		skips_seen;
-	int64		last_match_start;
-	/* this batch */
-	bool		touched;
-	List	   *newrows;		/* HeapTuple of rows pushed in this batch */
-	int64		newrows_first;
-} Part;
+} MrsPart;
 
-typedef struct PartBucket
+static inline MrsRow *
+mrs_part_row(MrsPart *p, int32 i)
 {
-	uint32		hash;
-	Part	   *first;
-} PartBucket;
+	return p->rows[(p->head + i) & (p->cap - 1)];
+}
 
-typedef struct PartById
+/* ---------- output ---------- */
+
+/* rows waiting for one multi-row INSERT (mr_stream_output.c) */
+typedef struct MrsOutBuf
 {
-	int64		id;
-	Part	   *part;
-} PartById;
+	Oid			table;
+	int			ncols;
+	char	  **names;
+	Oid		   *types;
+	int16	   *lens;
+	bool	   *byvals;
+	char	   *aligns;
+	Datum	  **cols;			/* [ncols][cap] */
+	bool	  **nulls;
+	int64		n;
+	int64		cap;
+	char	   *sql;
+	SPIPlanPtr	plan;
+	MemoryContext cxt;			/* the copied values, reset by a flush */
+} MrsOutBuf;
 
-typedef struct Stream
+/* ---------- the worker ---------- */
+
+typedef enum MrsMode
+{
+	MRS_NORMAL,					/* every new transaction is processed */
+	MRS_REBUILD,				/* re-reading what the checkpoint keeps */
+	MRS_REDO					/* processing again what was committed */
+} MrsMode;
+
+typedef struct MrsStream
 {
 	/* identity */
 	int32		id;
@@ -89,30 +187,25 @@ typedef struct Stream
 	char		slot_name[NAMEDATALEN];
 	Oid			catalog;
 
-	/* definition */
-	bool		initialized;
+	/* memory */
 	MemoryContext cxt;			/* worker lifetime */
-	MemoryContext batchcxt;		/* reset per batch */
-	MrQuery    *q;
-	Oid			source;
-	Oid			output;
-	Oid			late_table;
-	Oid			schema;			/* of the internal tables */
-	char	   *pending_q;
-	char	   *retained_q;
-	char	   *parts_q;
-	int			batch_size;
-	bool		idle_advance;
+	MemoryContext rowcxt;		/* MrsRow */
+	MemoryContext cyclecxt;		/* reset at each cycle */
+
+	/* definition (mr_stream_setup.c) */
+	MrBoundQuery *q;
+	TupleDesc	indesc;			/* the query's input columns */
 	int			natts;
-	AttrNumber *srcmap;			/* input column -> source attno */
-	Oid		   *srctypes;		/* source attribute types, to notice changes */
-	int			srcnatts;
+	int			npart;
+	int		   *partcols;
+	int			norder;
+	int		   *ordcols;
+	SortSupportData *ordsort;	/* [norder] as the batch query orders */
 	int			lead;			/* input column of the event time */
 	Oid			keytype;
 	int16		keylen;
 	bool		keybyval;
-	Oid			keycoll;
-	FmgrInfo	keycmp;
+	SortSupportData keysort;	/* ascending, for the watermark */
 	FmgrInfo	minus;			/* key - lateness */
 	Datum		lateness;
 	bool		has_within;
@@ -121,14 +214,56 @@ typedef struct Stream
 	FmgrInfo   *parthash;
 	FmgrInfo   *parteq;
 	Oid		   *partcoll;
-	Oid		   *argtypes;		/* input column types, then extras */
-	TupleTableSlot *slot;		/* of q->input_desc */
+	Oid			source;
+	Oid			output;
+	Oid			late_table;
+	Oid			schema;			/* of the output and internal tables */
+	Oid			parts_rel;
+	Oid			rows_rel;
+	Oid			parts_filenode; /* their files when their tuple ids were read */
+	Oid			rows_filenode;
+	AttrNumber *srcmap;			/* input column -> source attno */
+	Oid		   *srctypes;		/* source attribute types, to notice changes */
+	int			srcnatts;
+	bool		same_layout;	/* the input columns are the source's, in order */
+	int			batch_size;
+	bool		idle_advance;
+	int64		max_held_wal;
+	TupleTableSlot *inslot;		/* a minimal-tuple slot of indesc */
+	TupleTableSlot *keyslot;	/* a virtual slot of indesc */
+	Datum	   *scratch_values; /* [natts] */
+	bool	   *scratch_nulls;
 
-	/* partitions */
-	HTAB	   *parts;
-	HTAB	   *parts_by_id;
+	/* partitions (mr_stream_part.c) */
+	MrsPart   **by_id;			/* [id], ids 1 .. next_part - 1 */
+	int64		by_id_cap;
+	MrsPart    *dirty_parts;
+	MrRuntime  *rt;				/* one runtime, shared by the partitions' runs */
+	MemoryContext rtcxt;
+	dlist_head	live;			/* partitions with a live run, least recent first */
+	int			nlive;
+	bool		repushing;		/* rebuilding a run: emits nothing */
+	MrsHeap		deadlines;		/* WITHIN: partitions by their oldest open row */
 
-	/* state (mirrors the catalog row) */
+	/* rows */
+	MrsPending	pending;
+	MrsTxn	   *txns;			/* a ring: txn numbers txn_first .. + ntxns - 1 */
+	uint64		txn_first;
+	int64		ntxns;
+	int64		txn_cap;
+	ItemPointerData *to_delete; /* stored rows no longer kept */
+	int64		nto_delete;
+	int64		to_delete_cap;
+
+	/* output (mr_stream_output.c) */
+	MrsOutBuf	out;
+	MrsOutBuf	late;
+	Datum	   *outvals;		/* result columns + _match_id */
+	bool	   *outnulls;
+	Datum	   *latevals;
+	bool	   *latenulls;
+
+	/* state the catalog row mirrors */
 	char	   *state;
 	bool		backfilled;
 	char	   *snapshot_text;
@@ -147,94 +282,155 @@ typedef struct Stream
 	int64		matches_out;
 	int64		rows_out;
 	int64		skip_degraded;
+	int64		skip_base;		/* skip_degraded when rt was made */
 	int64		rows_pending;
 	int64		rows_retained;
-	XLogRecPtr	last_lsn;
+	int64		rows_stored;
+	XLogRecPtr	last_lsn;		/* end of the last transaction processed */
 	TimestampTz last_commit_time;
-	XLogRecPtr	advance_to;		/* slot may move here (idle batches) */
-	Datum		expired_at;		/* watermark of the last WITHIN pass */
-	bool		have_expired_at;
 
-	/* prepared statements */
-	SPIPlanPtr	ins_pending;
-	SPIPlanPtr	ins_late;
-	SPIPlanPtr	ins_retained;
-	SPIPlanPtr	del_retained;
-	SPIPlanPtr	upsert_part;
-	SPIPlanPtr	ins_output;
-	char	   *release_sql;
-	char	   *del_pending_sql;
+	/* checkpoint (mr_stream_checkpoint.c) */
+	XLogRecPtr	cp_lsn;			/* the durable checkpoint's last_lsn */
+	XLogRecPtr	cp_restart;		/* its restart_lsn, or invalid */
+	TimestampTz cp_at;
+	XLogRecPtr	relevant_since_cp;	/* first processed commit after it */
+	int64		rows_since_cp;
+	bool		cp_wanted;		/* write one in this cycle */
 
-	/* the partition whose runtime is running (for the emit callback) */
-	Part	   *emit_part;
-	bool		dirty;
-	Datum	   *outvals;
-	char	   *outnulls;
-} Stream;
+	/* replay after a restart */
+	MrsMode		mode;
+	XLogRecPtr	redo_upto;		/* last_lsn as committed before the restart */
+	Datum		cp_watermark;	/* REBUILD: rows at or above it were pending */
+	bool		cp_have_max;
+	HTAB	   *expect;			/* REBUILD: retained seq -> partition slot */
+	int64		expect_left;
+	int64		rebuild_seq;	/* REBUILD: seq of the next row */
+
+	/* the decoding session (mr_stream_decoder.c) */
+	XLogRecPtr	decoded_upto;	/* the reader's position */
+	XLogRecPtr	last_confirmed;
+	bool		failing;		/* the source lost its append-only property */
+	char	   *fail_msg;
+	int64		cycle_rows;		/* rows taken in this cycle */
+	bool		cycle_relevant; /* a transaction to process was decoded */
+
+	/* the cycle */
+	bool		catalog_dirty;	/* the catalog row must be written */
+	bool		wrote;			/* output or late rows written */
+	TimestampTz catalog_at;		/* when the catalog row was last written */
+	bool		initialized;
+	bool		stopped;		/* failed: waits to be dropped */
+} MrsStream;
 
 /*
  * The functions the worker's files share.  PostgreSQL 15 builds a module
- * without -fvisibility=hidden, so every extern of the module is exported,
- * and a library loaded with RTLD_GLOBAL could interpose on names as plain
- * as release() or S (or be interposed by them).  These were static in one
- * file before; they are hidden, so that they link across the worker's files
- * only and the module exports exactly what it did.
+ * without -fvisibility=hidden, so every extern of the module is exported;
+ * these are hidden, so that they link across the worker's files only.
  */
 #if defined(__GNUC__)
 #pragma GCC visibility push(hidden)
 #endif
 
-/*
- * The worker's state.  A worker runs one stream, so there is one Stream, S,
- * defined in mr_stream_worker.c; mr_stream_worker_main zeroes it, the first
- * batch fills the definition (stream_init, mr_stream_setup.c) and the state
- * (from the catalog row, then stream_restore), and every file of the worker
- * reads and updates it.  The state part mirrors the catalog row, which
- * stream_save writes in each batch's transaction.  While a batch runs, S
- * can be ahead of what is committed, so a batch that fails ends the process
- * (mr_stream_worker_main) and the next worker starts from the catalog.
- */
-extern Stream S;
+/* the worker's state: one stream a process (mr_stream_worker.c) */
+extern MrsStream *MyStream;
+
+/* mr_stream_heap.c */
+extern void mrs_heap_init(MrsHeap *h, MrsHeapCmp cmp, MrsHeapMoved moved,
+						  MemoryContext cxt);
+extern void mrs_heap_add(MrsHeap *h, void *item);
+extern void *mrs_heap_first(MrsHeap *h);
+extern void *mrs_heap_pop(MrsHeap *h);
+extern void mrs_heap_remove(MrsHeap *h, int64 pos);
+extern void mrs_heap_changed(MrsHeap *h, int64 pos);
 
 /* mr_stream_spi.c */
-extern void spi_check(int rc, int expected, const char *what);
-extern SPIPlanPtr prepare(const char *sql, int nargs, Oid *types);
-extern int	run_plan(SPIPlanPtr plan, Datum *values, const char *nulls);
-extern int	run_sql(const char *sql, int nargs, Oid *types, Datum *args,
-					bool read_only);
-extern char *datum_text(Oid type, Datum d);
-extern Datum text_datum(Oid type, const char *s);
-extern char *column_list(TupleDesc desc, const char *extra);
-extern char *params_list(int from, int n);
-extern char *qualified(Oid relid);
+extern void mrs_spi_check(int rc, int expected, const char *what);
+extern SPIPlanPtr mrs_prepare(const char *sql, int nargs, Oid *types);
+extern int	mrs_run_sql(const char *sql, int nargs, Oid *types, Datum *args,
+						bool read_only);
+extern char *mrs_datum_text(Oid type, Datum d);
+extern Datum mrs_text_datum(Oid type, const char *s);
+extern char *mrs_column_list(TupleDesc desc, const char *extra);
+extern char *mrs_qualified(Oid relid);
 
 /* mr_stream_setup.c */
-extern void stream_init(Relation catrel, HeapTuple tup);
+extern void mrs_setup(Relation catrel, HeapTuple tup);
+extern void mrs_load_state(Relation catrel, HeapTuple tup);
+extern void mrs_check_source(void);
 
 /* mr_stream_ingest.c */
-extern void set_max_seen(Datum key);
-extern bool snapshot_saw(TransactionId xid);
-extern void parse_snapshot(const char *s);
-extern void ingest(bytea *data, TupleDesc srcdesc, Datum *svals, bool *snulls,
-				   Datum *values, bool *nulls);
-extern void backfill(void);
-extern void release(void);
-extern void expire(void);
-extern void advance_clock(void);
+extern void mrs_set_max_seen(Datum key);
+extern bool mrs_snapshot_saw(TransactionId xid);
+extern void mrs_parse_snapshot(const char *s);
+extern void mrs_ingest(MrsRow *row, uint64 txn);
+extern void mrs_advance_clock(void);
+
+/* mr_stream_rows.c */
+extern int	mrs_key_cmp(Datum a, Datum b);
+extern MrsRow *mrs_row_make(Datum *values, bool *nulls);
+extern MrsRow *mrs_row_from_tuple(HeapTuple tuple);
+extern void mrs_row_free(MrsRow *row);
+extern void mrs_row_deform(MrsRow *row, Datum *values, bool *nulls);
+extern void mrs_row_unkeep(MrsRow *row);
+extern uint64 mrs_txn_begin(XLogRecPtr commit_lsn, int64 first_seq);
+extern MrsTxn *mrs_txn(uint64 txn);
+extern void mrs_txns_trim(void);
+extern void mrs_pending_init(void);
+extern void mrs_pending_add(MrsRow *row);
+extern MrsRow *mrs_pending_first(void);
+extern MrsRow *mrs_pending_pop(void);
+extern int64 mrs_pending_count(void);
+extern MrsRow *mrs_pending_at(int64 i);
+extern void mrs_queue_delete(MrsRow *row);
 
 /* mr_stream_part.c */
-extern uint32 part_hash(Datum *values, bool *nulls);
-extern Part *part_add(int64 id, uint32 hash, Datum *keyvals, bool *keynulls);
-extern Part *part_lookup(Datum *values, bool *nulls);
-extern void part_runtime(Part *p);
-extern void part_push(Part *p, Datum *values, bool *nulls, bool record);
-extern void part_trim_keys(Part *p, int64 keep_from);
+extern void mrs_parts_init(void);
+extern MrsPart *mrs_part_lookup(Datum *values, bool *nulls, bool create);
+extern MrsPart *mrs_part_add(int64 id, Datum *keyvals, bool *keynulls);
+extern void mrs_part_dirty(MrsPart *p);
+extern void mrs_part_append(MrsPart *p, MrsRow *row);
+extern void mrs_part_push(MrsPart *p, MrsRow *row);
+extern void mrs_part_settle(MrsPart *p);
+extern void mrs_release(void);
+extern void mrs_expire(void);
+extern void mrs_deadline_update(MrsPart *p);
+extern void mrs_refresh_skips(void);
 
-/* mr_stream_persist.c */
-extern HeapTuple stream_fetch(Relation rel);
-extern void stream_save(Relation rel, HeapTuple old, const char *error);
-extern void stream_restore(void);
-extern void persist(void);
+/* mr_stream_output.c */
+extern void mrs_output_init(void);
+extern void mrs_outbuf_add(MrsOutBuf *b, Datum *values, bool *nulls);
+extern int64 mrs_outbuf_flush(MrsOutBuf *b);
+extern void mrs_late_add(MrsRow *row);
+
+/* mr_stream_checkpoint.c */
+extern bool mrs_checkpoint_due(void);
+extern void mrs_checkpoint(void);
+extern void mrs_restore(Relation catrel, HeapTuple tup);
+extern void mrs_rebuild_row(MrsRow *row, uint64 txn);
+extern void mrs_rebuild_done(void);
+extern void mrs_redo_done(void);
+extern void mrs_store_unstored(void);
+extern bool mrs_checkpoint_columns(Datum *values, bool *nulls, bool *replace);
+extern XLogRecPtr mrs_confirmable(void);
+
+/* mr_stream_backfill.c */
+extern void mrs_backfill(void);
+
+/* mr_stream_table.c */
+extern Relation mrs_table_open(Oid relid);
+extern void mrs_table_close(Relation rel);
+extern void mrs_table_insert(Relation rel, HeapTuple tup);
+extern void mrs_table_update(Relation rel, ItemPointer tid, HeapTuple tup);
+extern void mrs_table_delete(Relation rel, ItemPointer tid);
+
+/* mr_stream_decoder.c */
+extern void mrs_decoder_start(void);
+extern void mrs_decode(void);
+extern bool mrs_wal_available(void);
+extern void mrs_confirm(void);
+
+/* mr_stream_catalog row of the worker (mr_stream_worker.c) */
+extern void mrs_save(Relation catrel, HeapTuple tup, const char *error);
 
 #if defined(__GNUC__)
 #pragma GCC visibility pop

@@ -24,6 +24,12 @@ Classes (queries are dealt round-robin, COUNT in all):
                and the cases of ISO/IEC 19075-5 7.2.8 with known answers
   offsets      navigation offsets 0, 1, large, around 2^31 and 2^63,
                negative, nested
+  collations   DEFINE and MEASURES over columns of "C", ICU and
+               case-insensitive (nondeterministic) collations: navigation,
+               comparisons with constants, aggregates, FILTER
+  rescans      the function called again within one statement: LATERAL
+               with an argument that changes per outer row, a correlated
+               subquery, repeated outer values and NULL
 
 A run fails on:
   CRASH      a backend crash: the query's session or a monitoring session
@@ -38,7 +44,10 @@ A run fails on:
              same values computed in memory (nothing TOASTed); names, the
              query with the called function's body written out; offsets
              past the partition, the query with NULL for the navigation;
-             loops, the first match the standard gives
+             loops, the first match the standard gives; collations, the
+             same query over default-collation copies of the columns with
+             an explicit COLLATE at each use; rescans, one call per outer
+             value with the value as a constant
   ACCEPTED   a construct the class says must be refused (a decoration on
              navigation, CLASSIFIER or MATCH_NUMBER, an invalid offset, a
              function that does not exist) ran without an error
@@ -53,7 +62,7 @@ import subprocess
 import sys
 
 DB = 'mr_classes'
-CLASSES = ['toast', 'decorations', 'names', 'loops', 'offsets']
+CLASSES = ['toast', 'decorations', 'names', 'loops', 'offsets', 'collations', 'rescans']
 
 args = [a for a in sys.argv[1:]]
 verbose = '-v' in args
@@ -168,6 +177,18 @@ CREATE FUNCTION s.prev(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x + 
 CREATE FUNCTION s.last(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x + 8000';
 CREATE FUNCTION s.classifier() RETURNS text LANGUAGE sql IMMUTABLE AS $f$SELECT 's.fn'$f$;
 ANALYZE rb;
+
+-- columns of three collations (rbc) and their default-collation copies (rbd)
+CREATE COLLATION rb_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE rbc (id int, grp int, c text COLLATE "C", u text COLLATE "und-x-icu", ci text COLLATE rb_ci);
+INSERT INTO rbc
+SELECT id, id % 2,
+       (ARRAY['a', 'B', 'b', 'A', NULL, 'c', 'C', 'ä', 'Ä', 'b'])[1 + (id * 3) % 10],
+       (ARRAY['B', 'a', 'b', 'C', 'A', NULL, 'c', 'Ä', 'ä', 'a'])[1 + (id * 7) % 10],
+       (ARRAY['a', 'A', 'b', 'B', 'ä', NULL, 'Ä', 'c', 'C', 'a'])[1 + (id * 9) % 10]
+  FROM generate_series(1, 24) id;
+CREATE TABLE rbd AS SELECT id, grp, c COLLATE "default" AS c, u COLLATE "default" AS u,
+                           ci COLLATE "default" AS ci FROM rbc;
 """
 r = psql(DB, SETUP)
 if r.returncode != 0:
@@ -525,12 +546,86 @@ def offsets_query():
     return build(e), None
 
 
+# ---------- collations ----------
+
+COLLS = {'c': '"C"', 'u': '"und-x-icu"', 'ci': 'rb_ci'}
+# {v} a variable, {c} the column, {k} where the default-collation copy gets
+# its explicit COLLATE (empty over rbc)
+COLL_CONDS = ['{v}.{c} > PREV({v}.{c}){k}', '{v}.{c} = PREV({v}.{c}){k}',
+              '{v}.{c}{k} <= FIRST({c})', "{v}.{c}{k} = 'b'", "{v}.{c}{k} < 'b'",
+              "lower({v}.{c}){k} < 'c'", '{v}.{c}{k} >= LAST({c}, 1)',
+              'max({v}.{c}{k}) <= LAST({v}.{c})', "min({c}{k}) = 'a'",
+              '{v}.{c}{k} IN (PREV({v}.{c}), NEXT({v}.{c}))', "{v}.{c}{k} LIKE 'a%'"]
+COLL_MEAS = ['max({c}{k}) AS mx', 'min({c}{k}) AS mn', 'LAST({c}) > FIRST({c}){k} AS up',
+             "count(*) FILTER (WHERE {c}{k} = 'a') AS na", "LAST({c}){k} = 'B' AS lb",
+             "string_agg({c}, ',') AS sa", 'CLASSIFIER() AS cls']
+
+
+def collations_query():
+    pattern = simple_pattern()
+    used = used_vars(pattern)
+    col = rnd.choice(list(COLLS))
+    conds = [(v, rnd.choice(COLL_CONDS)) for v in used if rnd.random() < 0.85]
+    meas = rnd.sample(COLL_MEAS, rnd.randint(1, 3))
+    partition = pick('', 'grp')
+    rpm = rows_per_match()
+    skip = skip_clause(used)
+
+    def build(table, k):
+        defines = ['%s AS %s' % (v, c.format(v=v, c=col, k=k)) for v, c in conds]
+        measures = ', '.join(m.format(c=col, k=k) for m in meas) + ', count(*) AS n'
+        return statement('*' if rpm.startswith('ONE') else 'id, n', table, partition, 'id',
+                         measures, rpm, skip, pattern, defines)
+
+    return build('rbc', ''), ('same', build('rbd', ' COLLATE ' + COLLS[col]))
+
+
+# ---------- rescans ----------
+
+# measures of known types, for the column definition list
+RESCAN_MEAS = [('count(*) AS c', 'c bigint'), ('LAST(v) AS lv', 'lv integer'),
+               ('MATCH_NUMBER() AS mn', 'mn bigint'), ('CLASSIFIER() AS cls', 'cls text'),
+               ('sum(v) AS sv', 'sv bigint'), ('FIRST(id) AS fi', 'fi integer'),
+               ('md5(LAST(body)) AS lb', 'lb text')]
+RESCAN_CONDS = ['%s.v > $1', '%s.v <= $1', '%s.v > PREV(%s.v) + $1 - 3', 'count(*) <= $1',
+                '%s.v + $1 > 8', '$1 IS NULL OR %s.v <> $1']
+
+
+def rescans_query():
+    pattern = simple_pattern()
+    used = used_vars(pattern)
+    defines = ['%s AS %s' % (v, rnd.choice(RESCAN_CONDS).replace('%s', v))
+               for v in used if rnd.random() < 0.9]
+    meas = rnd.sample(RESCAN_MEAS, rnd.randint(1, 3))
+    partition = pick('', 'tag')
+    item = ('rb MATCH_RECOGNIZE (%s ORDER BY id MEASURES %s ONE ROW PER MATCH AFTER MATCH SKIP %s '
+            'PATTERN (%s) %s)' % (('PARTITION BY ' + partition) if partition else '',
+                                  ', '.join(m for m, _ in meas), skip_clause(used), pattern,
+                                  ('DEFINE ' + ', '.join(defines)) if defines else ''))
+    cols = ', '.join((['tag text'] if partition else []) + [c for _, c in meas])
+    xs = [rnd.choice(['1', '3', '5', '7', 'NULL']) for _ in range(rnd.randint(2, 5))]
+    call = 'match_recognize($mr$%s$mr$, %%s::int) AS r(%s)' % (item, cols)
+    values = ', '.join('(%d, %s)' % (i, x) for i, x in enumerate(xs))
+    if rnd.random() < 0.6:
+        query = 'SELECT o.i, o.p, r.* FROM (VALUES %s) o(i, p), LATERAL %s' % (values, call % 'o.p')
+        other = ' UNION ALL '.join('SELECT %d, %s::int, r.* FROM %s' % (i, x, call % x)
+                                   for i, x in enumerate(xs))
+    else:
+        agg = "(SELECT string_agg(r::text, ';' ORDER BY r::text) FROM %s)"
+        query = 'SELECT o.i, o.p, %s FROM (VALUES %s) o(i, p)' % (agg % (call % 'o.p'), values)
+        other = ' UNION ALL '.join('SELECT %d, %s::int, %s' % (i, x, agg % (call % x))
+                                   for i, x in enumerate(xs))
+    return query, ('same', other)
+
+
 GENERATORS = {
     'toast': lambda: expanded_query() if rnd.random() < 0.15 else toast_query(),
     'decorations': decorations_query,
     'names': names_query,
     'loops': loop_query,
     'offsets': offsets_query,
+    'collations': collations_query,
+    'rescans': rescans_query,
 }
 
 # ---------- running ----------

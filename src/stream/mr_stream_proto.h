@@ -1,0 +1,52 @@
+/*-------------------------------------------------------------------------
+ * mr_stream_proto.h
+ *	  How the output plugin (mr_stream_proto.c) hands decoded changes to a
+ *	  stream worker in the same process: a sink of callbacks.
+ *
+ * The worker installs its sink (mr_stream_proto_set_sink) before it creates
+ * its decoding context; the plugin then calls, for every transaction the
+ * reorder buffer replays (in commit order):
+ *
+ *	begin(txn)						before its first change
+ *	insert(values, nulls)			an INSERT into the source or one of its
+ *									partitions: the row in the source's (the
+ *									root's) attribute order, every varlena
+ *									value flattened (an indirect TOAST
+ *									pointer is valid only during the call)
+ *	insert_tuple(tuple)				the same, when the row is the source's own
+ *									tuple and holds no TOAST pointer: as
+ *									inserted (insert_tuple may hand it on to
+ *									insert itself)
+ *	other(kind)						'U', 'D' or 'T': an UPDATE, DELETE or
+ *									TRUNCATE of the source
+ *	commit(txn)						after its last change
+ *
+ * The values of insert() are valid only during the call: the sink copies
+ * what it keeps.  Changes of any other table reach no callback, so the
+ * worker's own writes (output, internal tables) are never handed over.
+ *-------------------------------------------------------------------------
+ */
+#ifndef MR_STREAM_PROTO_H
+#define MR_STREAM_PROTO_H
+
+#include "access/htup.h"
+#include "access/tupdesc.h"
+#include "replication/reorderbuffer.h"
+
+typedef struct MrStreamSink MrStreamSink;
+
+struct MrStreamSink
+{
+	Oid			source;			/* the stream's source table */
+	void		(*begin) (MrStreamSink *sink, ReorderBufferTXN *txn);
+	void		(*insert) (MrStreamSink *sink, TupleDesc rootdesc,
+						   Datum *values, bool *nulls);
+	void		(*insert_tuple) (MrStreamSink *sink, TupleDesc rootdesc,
+								 HeapTuple tuple);
+	void		(*other) (MrStreamSink *sink, char kind);
+	void		(*commit) (MrStreamSink *sink, ReorderBufferTXN *txn);
+};
+
+extern void mr_stream_proto_set_sink(MrStreamSink *sink);
+
+#endif							/* MR_STREAM_PROTO_H */
