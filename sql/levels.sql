@@ -285,12 +285,6 @@ SELECT * FROM lv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price
     QUERIES lv_alerts (ID qid, LEVEL level)) AS f;
 :st
 
--- streams do not run MATCH_LEVELS yet
-SELECT match_recognize_create_stream('lv_stream', $$ SELECT * FROM lv_ticks MATCH_LEVELS (
-    PARTITION BY key ORDER BY ts VALUE price QUERIES lv_alerts (ID qid, LEVEL level)) AS f $$,
-    0::bigint);
-:st
-
 DROP VIEW lv_view;
 DROP SCHEMA lv_evil CASCADE;
 DROP TABLE lv_k2, lv_k2q, lv_ticks, lv_alerts, lv_down, lv_down_alerts, lv_q, lv_v, lv_n, lv_nq, lv_e, lv_eq,

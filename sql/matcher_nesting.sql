@@ -1,6 +1,10 @@
 -- Deeply nested loops with nullable bodies: the walk over the pattern's
 -- empty paths must stay short (merged by state) or at least cancellable.
+SET client_min_messages = warning;
+CREATE TEMP TABLE mn_had_ext AS
+SELECT EXISTS (SELECT FROM pg_extension WHERE extname = 'match_recognize') AS had;
 CREATE EXTENSION IF NOT EXISTS match_recognize;
+RESET client_min_messages;
 SET statement_timeout = '20s';
 -- 1000 nested (...)* (the parser's nesting limit): one match of one row
 SELECT * FROM match_recognize(
@@ -23,3 +27,6 @@ SELECT * FROM match_recognize(
              MEASURES count(*) AS c PATTERN (%s a %s) DEFINE a AS true)$q$,
          repeat('(a?', 500), repeat(')+', 500))) r(c bigint);
 RESET statement_timeout;
+DO $$ BEGIN
+  IF NOT (SELECT had FROM mn_had_ext) THEN DROP EXTENSION match_recognize; END IF;
+END $$;
