@@ -109,6 +109,13 @@ BEGIN
 END
 $migrate$;
 
+REVOKE ALL ON match_recognize_stream FROM PUBLIC;
+-- the query (its constants), the last error and the event times (values of
+-- the source's rows) and the checkpoint (rows kept) are the owner's: the
+-- view match_recognize_streams shows them to whom pg_stat_activity would
+GRANT SELECT (id, name, owner, source, output, search_path, lateness, lateness_type, late_table, idle_advance, batch_size, slot_name, created_at, state, backfilled, rows_in, late_rows, null_rows, matches_out, rows_out, skip_degraded, rows_pending, rows_retained, next_seq, next_part, worker_pid, last_lsn, last_commit_time, updated_at, max_held_wal, rows_stored, checkpoint_lsn, restart_lsn, restart_seq, checkpointed_at)
+	ON match_recognize_stream TO PUBLIC;
+
 DROP FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer);
 CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
 	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
@@ -136,7 +143,7 @@ SELECT s.name,
 	s.output,
 	s.owner,
 	s.state,
-	s.last_error,
+	CASE WHEN v.visible THEN s.last_error ELSE '<insufficient privilege>' END AS last_error,
 	s.rows_in,
 	s.late_rows,
 	s.null_rows,
@@ -146,8 +153,8 @@ SELECT s.name,
 	s.rows_pending,
 	s.rows_retained,
 	s.rows_pending + s.rows_retained AS rows_buffered,
-	s.watermark,
-	s.max_seen AS max_event_time,
+	CASE WHEN v.visible THEN s.watermark END AS watermark,
+	CASE WHEN v.visible THEN s.max_seen END AS max_event_time,
 	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done))::bigint AS lag_bytes,
 	CASE WHEN pg_catalog.pg_current_wal_lsn() > p.done
 		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
@@ -166,8 +173,14 @@ SELECT s.name,
 	s.checkpoint_lsn,
 	s.checkpointed_at,
 	b.rows AS backfill_rows,
-	b.total AS backfill_total
+	b.total AS backfill_total,
+	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query
 FROM match_recognize_stream s
+-- what the source's rows and the query's constants reveal: to the owner,
+-- superusers and pg_read_all_stats only, as pg_stat_activity shows query
+CROSS JOIN LATERAL (SELECT CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.oid = s.owner)
+		THEN pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+		ELSE pg_catalog.pg_has_role(s.owner, 'USAGE') OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE') END AS visible) v
 LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
 CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
 	r.confirmed_flush_lsn, s.last_lsn) AS done) p
