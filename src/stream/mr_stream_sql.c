@@ -33,7 +33,10 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_extension.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
 #include "commands/extension.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
@@ -57,6 +60,7 @@
 #include "utils/varlena.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
+#include "utils/typcache.h"
 
 #include "mr_bind.h"
 #include "mr_api.h"
@@ -469,6 +473,8 @@ bind_query(CreateArgs *a)
 	a->keytype = TupleDescAttr(mr_query_input_desc(q), ord[0])->atttypid;
 }
 
+static void check_within_bound(const char *bound, Oid keytype);
+
 /* 1c. lateness: key - lateness must be a key; the WITHIN bound likewise */
 static void
 bind_operators(CreateArgs *a)
@@ -509,6 +515,9 @@ bind_operators(CreateArgs *a)
 						   NameStr(TupleDescAttr(mr_query_input_desc(q), ord[0])->attname),
 						   format_type_be(keytype))));
 	if (clause->has_within)
+		check_within_bound(psprintf("%.*s", clause->within.end - clause->within.start,
+									mr_query_text(q) + clause->within.start), keytype);
+	if (clause->has_within)
 	{
 		MrSpan		w = clause->within;
 		Query	   *within_q = mr_stream_bind_operator(psprintf("SELECT $1 + (%.*s)", w.end - w.start,
@@ -532,6 +541,269 @@ bind_operators(CreateArgs *a)
 				(errmsg("the stream's pattern has no WITHIN: its state and its latency are unbounded"),
 				 errdetail("A partial match is kept until a later row of its partition decides it, however long that takes, and a match that a later row could still extend is written only when such a row arrives."),
 				 errhint("Add WITHIN <interval> after PATTERN to bound the span of a match.")));
+}
+
+/* does a raw expression name a column, a parameter or a subquery? */
+static bool
+raw_refers_to_rows(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, ColumnRef) || IsA(node, ParamRef) || IsA(node, SubLink))
+	{
+		*(Node **) context = node;
+		return true;
+	}
+	return raw_expression_tree_walker(node, raw_refers_to_rows, context);
+}
+
+/*
+ * The WITHIN bound of a stream is evaluated once, when the worker starts,
+ * with no row at hand: it must be a constant expression whose type can be
+ * added to the event time's.  Checked on the bound alone, before the
+ * operator is bound, so that the error says what is wrong.
+ */
+static void
+check_within_bound(const char *bound, Oid keytype)
+{
+	char	   *sql = psprintf("SELECT (%s)", bound);
+	List	   *raw = raw_parser(sql, RAW_PARSE_DEFAULT);
+	Node	   *found = NULL;
+	SelectStmt *sel;
+	ResTarget  *rt;
+	Query	   *bq;
+	Oid			btype;
+	Operator	opr;
+
+	if (list_length(raw) != 1 || !IsA(linitial_node(RawStmt, raw)->stmt, SelectStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("invalid WITHIN bound of a stream")));
+	sel = (SelectStmt *) linitial_node(RawStmt, raw)->stmt;
+	if (list_length(sel->targetList) != 1 || sel->fromClause != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("invalid WITHIN bound of a stream")));
+	rt = linitial_node(ResTarget, sel->targetList);
+	if (raw_refers_to_rows(rt->val, &found))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg(IsA(found, SubLink) ? "a subquery in WITHIN is not supported in streams" :
+						IsA(found, ParamRef) ? "a parameter in WITHIN is not supported in streams" :
+						"the WITHIN bound of a stream cannot refer to a column"),
+				 errdetail("The worker evaluates the bound once, before it reads any row."),
+				 errhint("Write the bound as a constant, for example WITHIN INTERVAL '5 minutes', or WITHIN 100 for a numeric event time.")));
+	bq = parse_analyze_fixedparams(linitial_node(RawStmt, raw), sql, NULL, 0, NULL);
+	btype = exprType((Node *) linitial_node(TargetEntry, bq->targetList)->expr);
+	opr = oper(NULL, list_make1(makeString("+")), keytype, btype, true, -1);
+	if (opr == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("a WITHIN bound of type %s cannot be added to the event time of type %s",
+						format_type_be(btype), format_type_be(keytype)),
+				 errhint("Use an interval for timestamps and dates, and a number for numeric event times.")));
+	ReleaseSysCache(opr);
+}
+
+/*
+ * A value of the event time's type to try the operators on: now for times,
+ * zero for numbers; false for other types (nothing is tried).
+ */
+static bool
+sample_key(Oid keytype, Datum *key)
+{
+	TimestampTz now = GetCurrentTransactionStartTimestamp();
+	Oid			typinput,
+				typioparam;
+
+	switch (keytype)
+	{
+		case TIMESTAMPTZOID:
+			*key = TimestampTzGetDatum(now);
+			return true;
+		case TIMESTAMPOID:
+			*key = DirectFunctionCall1(timestamptz_timestamp, TimestampTzGetDatum(now));
+			return true;
+		case DATEOID:
+			*key = DirectFunctionCall1(timestamptz_date, TimestampTzGetDatum(now));
+			return true;
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+			getTypeInputInfo(keytype, &typinput, &typioparam);
+			*key = OidInputFunctionCall(typinput, "0", typioparam, -1);
+			return true;
+		default:
+			return false;
+	}
+}
+
+static bool
+sample_is_now(Oid keytype)
+{
+	return keytype == TIMESTAMPTZOID || keytype == TIMESTAMPOID || keytype == DATEOID;
+}
+
+/*
+ * fn(key, arg) as the worker will compute it, in a subtransaction: an error
+ * (an overflow) is reported as what the stream could never do.
+ */
+static Datum
+try_operator(Oid fn, Datum key, Datum arg, const char *what, Oid keytype)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	Datum		result = (Datum) 0;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		result = OidFunctionCall2(fn, key, arg);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ereport(ERROR,
+				(errcode(edata->sqlerrcode),
+				 errmsg("the %s is out of range for event times of type %s", what,
+						format_type_be(keytype)),
+				 errdetail("Computing it for the event time %s failed: %s.",
+						   sample_is_now(keytype) ? "now" : "0", edata->message),
+				 errhint("Use a smaller value.")));
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/* a's order against b's in the event time's default ordering */
+static int
+key_cmp(Oid keytype, Datum a, Datum b)
+{
+	TypeCacheEntry *tce = lookup_type_cache(keytype, TYPECACHE_CMP_PROC_FINFO);
+
+	if (!OidIsValid(tce->cmp_proc_finfo.fn_oid))
+		return 0;
+	return DatumGetInt32(FunctionCall2Coll(&tce->cmp_proc_finfo, InvalidOid, a, b));
+}
+
+/* no unlogged or temporary table, nor partition, can be decoded */
+static void
+check_logged(Oid source)
+{
+	List	   *rels;
+	ListCell   *lc;
+
+	rels = get_rel_relkind(source) == RELKIND_PARTITIONED_TABLE ?
+		find_all_inheritors(source, AccessShareLock, NULL) : list_make1_oid(source);
+	foreach(lc, rels)
+	{
+		Oid			rel = lfirst_oid(lc);
+		char		persistence = get_rel_persistence(rel);
+
+		if (persistence == RELPERSISTENCE_PERMANENT)
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s table \"%s\" cannot be the source of a stream",
+						persistence == RELPERSISTENCE_TEMP ? "temporary" : "unlogged",
+						get_rel_name(rel)),
+				 errdetail("A stream reads its source through logical decoding, and changes of unlogged and temporary tables are not written to WAL."),
+				 persistence == RELPERSISTENCE_TEMP ?
+				 errhint("Use an ordinary table.") :
+				 errhint("Make the table logged with ALTER TABLE %s SET LOGGED.",
+						 quote_identifier(get_rel_name(rel)))));
+	}
+}
+
+/* the WITHIN bound, evaluated as the worker evaluates it (mr_stream_setup.c) */
+static void
+check_within_value(CreateArgs *a, Datum key)
+{
+	Query	   *wq = linitial(a->operators);
+	TargetEntry *tle = linitial_node(TargetEntry, wq->targetList);
+	OpExpr	   *op;
+	Node	   *rhs;
+	ExprState  *es;
+	ExprContext *econtext;
+	Datum		b;
+	bool		isnull;
+
+	op = mr_stream_operator_of(wq, a->keytype,
+							   exprType(lsecond(((OpExpr *) tle->expr)->args)), &rhs);
+	es = ExecInitExpr(expression_planner((Expr *) rhs), NULL);
+	econtext = CreateStandaloneExprContext();
+	b = ExecEvalExprSwitchContext(es, econtext, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the WITHIN bound is null")));
+	if (key_cmp(a->keytype, try_operator(op->opfuncid, key, b, "WITHIN bound", a->keytype),
+				key) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the WITHIN bound must not be negative")));
+	FreeExprContext(econtext, true);
+}
+
+/*
+ * 1e. what the worker will run, built as it builds it: the source must be
+ * WAL-logged (an unlogged or temporary table is never decoded), the query
+ * must replay from the stored text of its analyses, the lateness must
+ * survive its text form, and the lateness and the WITHIN bound must be
+ * computable on event times (no overflow) and not negative.
+ */
+static void
+check_runnable(CreateArgs *a)
+{
+	List	   *bound = list_concat(list_make2(mr_query_analyses(a->q), a->lateness_q),
+									list_copy(a->operators));
+	List	   *replayed;
+	Oid			source2 = InvalidOid;
+	Oid			typout,
+				typinput,
+				typioparam;
+	bool		typvarlena;
+	Datum		lateness;
+	Datum		key;
+	OpExpr	   *op;
+
+	check_logged(a->source);
+
+	/* the worker's bind: from the stored text of the analyses */
+	replayed = (List *) stringToNode(nodeToString(bound));
+	(void) mr_stream_bind(a->query, &source2, linitial(replayed));
+	if (source2 != a->source)
+		elog(ERROR, "the replayed query of the stream reads another table");
+
+	getTypeOutputInfo(a->late_type, &typout, &typvarlena);
+	getTypeInputInfo(a->late_type, &typinput, &typioparam);
+	lateness = OidInputFunctionCall(typinput, OidOutputFunctionCall(typout, a->lateness),
+									typioparam, -1);
+	if (!sample_key(a->keytype, &key))
+		return;
+	op = mr_stream_operator_of(a->lateness_q, a->keytype, a->late_type, NULL);
+	if (key_cmp(a->keytype, try_operator(op->opfuncid, key, lateness, "lateness", a->keytype),
+				key) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("lateness must not be negative"),
+				 errdetail("The watermark is the largest event time seen minus the lateness; above it, a row with the same event time as the last one would be late.")));
+	if (a->operators != NIL)
+		check_within_value(a, key);
 }
 
 /* 1d. the tables to create must not exist; the catalog must be current */
@@ -712,6 +984,7 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	check_prerequisites(&a);
 	bind_query(&a);
 	bind_operators(&a);
+	check_runnable(&a);
 	check_names(&a);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
