@@ -157,6 +157,24 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION match_recognize_drop_stream(text) IS
 'stops a stream and removes its worker, replication slot and internal tables; the output table stays';
 
+-- DDL on a stream's tables: a DROP that takes the source, the output, the
+-- late table or an internal table of a stream (CASCADE, DROP OWNED BY its
+-- owner, DROP SCHEMA ... CASCADE) drops the stream with them; ALTER TABLE
+-- of a source must leave its columns as the stream decodes them
+CREATE FUNCTION match_recognize_stream_ddl()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'match_recognize_stream_ddl'
+LANGUAGE C;
+
+COMMENT ON FUNCTION match_recognize_stream_ddl() IS
+'internal: the event triggers match_recognize_stream_drop and match_recognize_stream_alter';
+
+CREATE EVENT TRIGGER match_recognize_stream_drop ON sql_drop
+	EXECUTE FUNCTION match_recognize_stream_ddl();
+CREATE EVENT TRIGGER match_recognize_stream_alter ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION match_recognize_stream_ddl();
+
 CREATE FUNCTION match_recognize_stream_done_lsn(slot name)
 RETURNS pg_lsn
 AS 'MODULE_PATHNAME', 'match_recognize_stream_done_lsn'

@@ -33,8 +33,10 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_extension.h"
+#include "catalog/partition.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
 #include "commands/extension.h"
 #include "executor/executor.h"
 #include "executor/spi.h"
@@ -71,6 +73,7 @@
 
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
+PG_FUNCTION_INFO_V1(match_recognize_stream_ddl);
 
 /* ---------- binding ---------- */
 
@@ -911,9 +914,11 @@ create_tables(CreateArgs *a)
 	CommandCounterIncrement();
 	rows_oid = mr_stream_internal_oid(a->outschema, a->id, MR_STREAM_ROWS);
 	parts_oid = mr_stream_internal_oid(a->outschema, a->id, MR_STREAM_PARTS);
-	/* the source and output cannot be dropped under the stream ... */
+	/* the source, output and late table cannot be dropped under the stream ... */
 	add_dependency(rows_oid, a->source, RelationRelationId, DEPENDENCY_NORMAL);
 	add_dependency(rows_oid, a->output, RelationRelationId, DEPENDENCY_NORMAL);
+	if (OidIsValid(a->late_rel))
+		add_dependency(rows_oid, a->late_rel, RelationRelationId, DEPENDENCY_NORMAL);
 	/* ... and DROP EXTENSION takes the internal tables with it */
 	add_dependency(rows_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
 	add_dependency(parts_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
@@ -1087,5 +1092,245 @@ match_recognize_drop_stream(PG_FUNCTION_ARGS)
 	PG_END_TRY();
 	/* the stop mark stays: the launcher forgets it when it sees the slot go */
 	mr_stream_wake_launcher();
+	PG_RETURN_VOID();
+}
+
+/* ---------- DDL on a stream's tables (event triggers) ---------- */
+
+/*
+ * The schema of a stream's output table, from its recorded name
+ * ("schema.table", as created), for when the table itself is gone.
+ */
+static Oid
+stream_schema(const char *name, Oid output)
+{
+	List	   *names;
+
+	if (OidIsValid(output) && OidIsValid(get_rel_namespace(output)))
+		return get_rel_namespace(output);
+	names = stringToQualifiedNameList(name);
+	if (list_length(names) != 2)
+		return InvalidOid;
+	return get_namespace_oid(strVal(linitial(names)), true);
+}
+
+static bool
+rel_exists(Oid relid)
+{
+	return OidIsValid(relid) && get_rel_relkind(relid) != '\0';
+}
+
+/*
+ * Remove a stream whose tables a DROP took (DROP TABLE ... CASCADE of its
+ * source, output or late table, DROP OWNED BY its owner, DROP SCHEMA ...
+ * CASCADE): its catalog row and the internal tables left.  The slot is not
+ * transactional: the worker, finding the row gone after this commits,
+ * drops it (as when drop_stream's row deletion reaches it first).
+ */
+static void
+forget_stream(Relation rel, int32 id, const char *name, Oid schema)
+{
+	HeapTuple	tup;
+	static const char *const kinds[] = {MR_STREAM_ROWS, MR_STREAM_PARTS, "pending", "retained"};
+	int			i;
+
+	mr_stream_lock(RelationGetRelid(rel), id, AccessExclusiveLock);
+	PushActiveSnapshot(GetLatestSnapshot());
+	tup = mr_stream_row_by_id(rel, id);
+	PopActiveSnapshot();
+	if (tup == NULL)
+		return;
+	CatalogTupleDelete(rel, &tup->t_self);
+	CommandCounterIncrement();
+	for (i = 0; i < (int) lengthof(kinds); i++)
+	{
+		Oid			internal = mr_stream_internal_oid(schema, id, kinds[i]);
+		ObjectAddress addr;
+
+		if (!OidIsValid(internal))
+			continue;
+		ObjectAddressSet(addr, RelationRelationId, internal);
+		performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL | PERFORM_DELETION_QUIETLY);
+		CommandCounterIncrement();
+	}
+	ereport(NOTICE,
+			(errmsg("stream \"%s\" was dropped with its tables", name),
+			 errdetail("Its worker drops its replication slot.")));
+}
+
+/* sql_drop: every stream that lost one of its tables goes */
+static void
+streams_after_drop(Oid catalog)
+{
+	Relation	rel = table_open(catalog, RowExclusiveLock);
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *gone = NIL;
+	ListCell   *lc;
+
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		int32		id = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_id, &isnull));
+		char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+		Oid			source = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
+		Oid			output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+		Datum		late = mr_stream_row_get(rel, tup, Anum_mrs_late_table, &isnull);
+		Oid			schema;
+
+		CHECK_FOR_INTERRUPTS();
+		schema = stream_schema(name, output);
+		if (!rel_exists(source) || !rel_exists(output) ||
+			(!isnull && !rel_exists(DatumGetObjectId(late))) ||
+			!OidIsValid(mr_stream_internal_oid(schema, id, MR_STREAM_ROWS)) ||
+			!OidIsValid(mr_stream_internal_oid(schema, id, MR_STREAM_PARTS)))
+			gone = lappend(gone, list_make3(makeInteger(id), makeString(name),
+											makeInteger((int) schema)));
+	}
+	systable_endscan(scan);
+	foreach(lc, gone)
+	{
+		List	   *g = lfirst(lc);
+
+		forget_stream(rel, intVal(linitial(g)), strVal(lsecond(g)), (Oid) intVal(lthird(g)));
+	}
+	table_close(rel, NoLock);
+}
+
+/* the non-dropped columns of a and b agree in name, type, typmod, collation */
+static bool
+same_columns(TupleDesc a, TupleDesc b, int bskip_last)
+{
+	int			i = 0,
+				j = 0;
+	int			bn = b->natts - bskip_last;
+
+	for (;;)
+	{
+		Form_pg_attribute x,
+					y;
+
+		while (i < a->natts && TupleDescAttr(a, i)->attisdropped)
+			i++;
+		while (j < bn && TupleDescAttr(b, j)->attisdropped)
+			j++;
+		if (i == a->natts || j == bn)
+			return i == a->natts && j == bn;
+		x = TupleDescAttr(a, i++);
+		y = TupleDescAttr(b, j++);
+		if (strcmp(NameStr(x->attname), NameStr(y->attname)) != 0 ||
+			x->atttypid != y->atttypid || x->atttypmod != y->atttypmod ||
+			x->attcollation != y->attcollation)
+			return false;
+	}
+}
+
+/*
+ * ALTER TABLE on a stream's source (or a partition of it) must leave the
+ * columns the stream decodes as they were, and the table WAL-logged: the
+ * worker would otherwise fail only when it next starts.  The rows table,
+ * created LIKE the source, is the record of its columns.
+ */
+static void
+check_altered_source(Relation rel, HeapTuple tup, List *altered)
+{
+	bool		isnull;
+	int32		id = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_id, &isnull));
+	char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+	Oid			source = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
+	Oid			output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+	Oid			rows = mr_stream_internal_oid(stream_schema(name, output), id, MR_STREAM_ROWS);
+	ListCell   *lc;
+	bool		hit = false;
+	Relation	src,
+				rowsrel;
+	bool		same;
+
+	foreach(lc, altered)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (relid == source ||
+			(get_rel_relispartition(relid) &&
+			 list_member_oid(get_partition_ancestors(relid), source)))
+			hit = true;
+	}
+	if (!hit || !rel_exists(source) || !OidIsValid(rows))
+		return;
+	check_logged(source);
+	src = table_open(source, AccessShareLock);
+	rowsrel = table_open(rows, AccessShareLock);
+	same = same_columns(RelationGetDescr(src), RelationGetDescr(rowsrel), 1);
+	table_close(rowsrel, AccessShareLock);
+	table_close(src, AccessShareLock);
+	if (!same)
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg("cannot change the columns of table \"%s\": stream \"%s\" reads it",
+						get_rel_name(source), name),
+				 errdetail("A stream decodes the columns its source had when it was created; adding, dropping, renaming a column or changing its type would stop it."),
+				 errhint("Drop the stream with match_recognize_drop_stream(), alter the table, and create the stream again.")));
+}
+
+/* ddl_command_end of ALTER TABLE */
+static void
+streams_after_alter(Oid catalog)
+{
+	List	   *altered = NIL;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	uint64		i;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	spi_exec("SELECT objid FROM pg_catalog.pg_event_trigger_ddl_commands() "
+			 "WHERE classid = 'pg_catalog.pg_class'::pg_catalog.regclass", SPI_OK_SELECT);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+		if (!isnull)
+			altered = lappend_oid(altered, DatumGetObjectId(d));
+	}
+	SPI_finish();
+	if (altered == NIL)
+		return;
+	rel = table_open(catalog, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		CHECK_FOR_INTERRUPTS();
+		check_altered_source(rel, tup, altered);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+}
+
+/*
+ * match_recognize_stream_ddl(): the event trigger of sql_drop (a DROP
+ * that took a stream's table drops the stream) and of ddl_command_end of
+ * ALTER TABLE (the columns of a source stay as the stream decodes them).
+ */
+Datum
+match_recognize_stream_ddl(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trig;
+	Oid			catalog;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("match_recognize_stream_ddl() must be called as an event trigger")));
+	trig = (EventTriggerData *) fcinfo->context;
+	catalog = mr_stream_catalog_oid(true);
+	if (!OidIsValid(catalog))
+		PG_RETURN_VOID();
+	if (strcmp(trig->event, "sql_drop") == 0)
+		streams_after_drop(catalog);
+	else if (strcmp(trig->event, "ddl_command_end") == 0)
+		streams_after_alter(catalog);
 	PG_RETURN_VOID();
 }
