@@ -148,6 +148,18 @@ CREATE EVENT TRIGGER match_recognize_stream_alter ON ddl_command_end
 	WHEN TAG IN ('ALTER TABLE')
 	EXECUTE FUNCTION match_recognize_stream_ddl();
 
+CREATE FUNCTION match_recognize_stream_drop_extension()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'match_recognize_stream_drop_extension'
+LANGUAGE C;
+
+COMMENT ON FUNCTION match_recognize_stream_drop_extension() IS
+'internal: the event trigger match_recognize_stream_drop_extension (DROP EXTENSION drops the slots no worker holds)';
+
+CREATE EVENT TRIGGER match_recognize_stream_drop_extension ON ddl_command_start
+	WHEN TAG IN ('DROP EXTENSION')
+	EXECUTE FUNCTION match_recognize_stream_drop_extension();
+
 CREATE FUNCTION match_recognize_stream_backfill(slot name, OUT rows bigint, OUT total bigint)
 AS 'MODULE_PATHNAME', 'match_recognize_stream_backfill'
 LANGUAGE C STRICT VOLATILE;

@@ -49,6 +49,8 @@
 #include "rewrite/rewriteManip.h"
 #include "replication/slot.h"
 #include "storage/lmgr.h"
+#include "storage/lwlock.h"
+#include "storage/spin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -74,6 +76,7 @@
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
 PG_FUNCTION_INFO_V1(match_recognize_stream_ddl);
+PG_FUNCTION_INFO_V1(match_recognize_stream_drop_extension);
 
 /* ---------- binding ---------- */
 
@@ -1332,5 +1335,139 @@ match_recognize_stream_ddl(PG_FUNCTION_ARGS)
 		streams_after_drop(catalog);
 	else if (strcmp(trig->event, "ddl_command_end") == 0)
 		streams_after_alter(catalog);
+	PG_RETURN_VOID();
+}
+
+/* ---------- DROP EXTENSION: the slots no worker will drop ---------- */
+
+static bool drop_slots_at_commit = false;
+static bool drop_slots_callback = false;
+
+/* drop a slot now, or say why not (a worker took it meanwhile) */
+static void
+drop_slot_quietly(const char *name)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		ReplicationSlotDrop(name, true);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		ereport(WARNING,
+				(errmsg("could not drop replication slot \"%s\" of a stream: %s",
+						name, edata->message),
+				 errdetail("The worker that holds it drops it when it finds the extension gone.")));
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+}
+
+/*
+ * Drop this database's stream slots that no process holds.  A running
+ * worker drops its own slot when it finds the extension gone; a stream
+ * whose worker cannot run (its owner cannot log in) has nobody to do it.
+ * A slot that a worker takes meanwhile is left to that worker.
+ */
+static void
+drop_idle_stream_slots(void)
+{
+	List	   *names = NIL;
+	ListCell   *lc;
+	int			i;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	for (i = 0; i < max_replication_slots; i++)
+	{
+		ReplicationSlot *s = &ReplicationSlotCtl->replication_slots[i];
+		Oid			db,
+					owner;
+		int32		id;
+		pid_t		active;
+
+		if (!s->in_use || !SlotIsLogical(s) ||
+			!mr_stream_parse_slot_name(NameStr(s->data.name), &db, &id, &owner) ||
+			db != MyDatabaseId)
+			continue;
+		SpinLockAcquire(&s->mutex);
+		active = s->active_pid;
+		SpinLockRelease(&s->mutex);
+		if (active == 0)
+			names = lappend(names, pstrdup(NameStr(s->data.name)));
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+
+	foreach(lc, names)
+		drop_slot_quietly(lfirst(lc));
+}
+
+/* before the commit of a DROP EXTENSION match_recognize (never after an abort) */
+static void
+drop_extension_xact(XactEvent event, void *arg)
+{
+	if (!drop_slots_at_commit)
+		return;
+	if (event == XACT_EVENT_PRE_COMMIT)
+	{
+		drop_slots_at_commit = false;
+		drop_idle_stream_slots();
+	}
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+			 event == XACT_EVENT_PREPARE || event == XACT_EVENT_PRE_PREPARE)
+		drop_slots_at_commit = false;
+}
+
+/* does this DROP EXTENSION drop match_recognize? */
+static bool
+drops_this_extension(Node *parsetree)
+{
+	DropStmt   *stmt = (DropStmt *) parsetree;
+	ListCell   *lc;
+
+	if (parsetree == NULL || !IsA(parsetree, DropStmt) || stmt->removeType != OBJECT_EXTENSION)
+		return false;
+	foreach(lc, stmt->objects)
+		if (IsA(lfirst(lc), String) && strcmp(strVal(lfirst(lc)), "match_recognize") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * match_recognize_stream_drop_extension(): the event trigger of
+ * ddl_command_start of DROP EXTENSION.  The streams go with the catalog;
+ * the slots of those whose worker cannot run are dropped just before the
+ * command's transaction commits (a slot is not transactional: dropping it
+ * earlier would lose it to a DROP that is rolled back).
+ */
+Datum
+match_recognize_stream_drop_extension(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trig;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("match_recognize_stream_drop_extension() must be called as an event trigger")));
+	trig = (EventTriggerData *) fcinfo->context;
+	if (!drops_this_extension(trig->parsetree))
+		PG_RETURN_VOID();
+	if (!drop_slots_callback)
+	{
+		RegisterXactCallback(drop_extension_xact, NULL);
+		drop_slots_callback = true;
+	}
+	drop_slots_at_commit = true;
 	PG_RETURN_VOID();
 }
