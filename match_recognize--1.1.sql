@@ -157,6 +157,40 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION match_recognize_drop_stream(text) IS
 'stops a stream and removes its worker, replication slot and internal tables; the output table stays';
 
+-- controls of a running stream (src/stream/mr_stream_sql.c)
+CREATE FUNCTION match_recognize_pause_stream(name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_pause_stream'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_pause_stream(text) IS
+'stops the stream''s worker and keeps its replication slot: state paused (also across restarts) until match_recognize_resume_stream';
+
+CREATE FUNCTION match_recognize_resume_stream(name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_resume_stream'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_resume_stream(text) IS
+'starts the worker of a paused stream again; it goes on from where it stopped';
+
+CREATE FUNCTION match_recognize_alter_stream(name text, batch_size integer DEFAULT NULL,
+	on_error text DEFAULT NULL, max_held_wal text DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_alter_stream'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_alter_stream(text, integer, text, text) IS
+'changes the settings given (NULL: unchanged) of a stream, restarting its worker';
+
+CREATE FUNCTION match_recognize_rename_stream(name text, new_name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_rename_stream'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_rename_stream(text, text) IS
+'renames a stream and its output table (in the same schema)';
+
 -- DDL on a stream's tables: a DROP that takes the source, the output, the
 -- late table or an internal table of a stream (CASCADE, DROP OWNED BY its
 -- owner, DROP SCHEMA ... CASCADE) drops the stream with them; ALTER TABLE

@@ -41,6 +41,7 @@
 #include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
@@ -50,6 +51,8 @@
 #include "replication/slot.h"
 #include "storage/lmgr.h"
 #include "storage/lwlock.h"
+#include "storage/latch.h"
+#include "storage/procarray.h"
 #include "storage/spin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
@@ -827,7 +830,8 @@ check_names(CreateArgs *a)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_TABLE),
 				 errmsg("relation \"%s\" already exists", a->outrv->relname),
-				 errdetail("match_recognize_create_stream() creates the output table itself.")));
+				 errdetail("match_recognize_create_stream() creates the output table itself."),
+				 errhint("Drop the table (a stream over it must be dropped first), or name another output table.")));
 	for (i = 0; i < mr_query_result_desc(q)->natts; i++)
 		if (strcmp(NameStr(TupleDescAttr(mr_query_result_desc(q), i)->attname), "_match_id") == 0)
 			ereport(ERROR,
@@ -835,7 +839,22 @@ check_names(CreateArgs *a)
 					 errmsg("the query has a column named \"_match_id\""),
 					 errdetail("The output table adds a column of that name.")));
 	if (a->late_name)
+	{
+		Oid			late_schema;
+
 		a->laterv = makeRangeVarFromNameList(stringToQualifiedNameList(a->late_name));
+		late_schema = RangeVarGetCreationNamespace(a->laterv);
+		if (OidIsValid(get_relname_relid(a->laterv->relname, late_schema)))
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_TABLE),
+					 errmsg("relation \"%s\" already exists", a->laterv->relname),
+					 errdetail("match_recognize_create_stream() creates the late table itself."),
+					 errhint("Drop the table, or name another late table.")));
+		if (late_schema == a->outschema && strcmp(a->laterv->relname, a->outrv->relname) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_TABLE),
+					 errmsg("the late table cannot be the output table")));
+	}
 	a->catalog = mr_stream_catalog_oid(false);
 	rel = table_open(a->catalog, AccessShareLock);
 	current = mr_stream_catalog_is_current(rel);
@@ -845,6 +864,19 @@ check_names(CreateArgs *a)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("extension \"match_recognize\" must be updated to create streams"),
 				 errhint("Run ALTER EXTENSION match_recognize UPDATE.")));
+}
+
+/* does a relation of schema have the name of an internal table of stream id? */
+static bool
+internal_names_taken(Oid schema, int32 id)
+{
+	static const char *const kinds[] = {MR_STREAM_ROWS, MR_STREAM_PARTS, "pending", "retained"};
+	int			i;
+
+	for (i = 0; i < (int) lengthof(kinds); i++)
+		if (OidIsValid(mr_stream_internal_oid(schema, id, kinds[i])))
+			return true;
+	return false;
 }
 
 /* 2. id, lock, slot: no writes before the slot exists */
@@ -860,6 +892,17 @@ create_slot(CreateArgs *a)
 	spi_exec(psprintf("SELECT COALESCE(max(id), 0) + 1 FROM %s", qualified_name(a->catalog)),
 			 SPI_OK_SELECT);
 	a->id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+
+	/*
+	 * Tables named like the internal tables of that id may exist without a
+	 * stream (restored from a dump as plain tables, or made by hand): take
+	 * the next id whose names are free.
+	 */
+	while (internal_names_taken(a->outschema, a->id))
+	{
+		CHECK_FOR_INTERRUPTS();
+		a->id++;
+	}
 	mr_stream_lock(a->catalog, a->id, AccessExclusiveLock);
 	a->slot_name = mr_stream_slot_name(MyDatabaseId, a->id, GetUserId());
 	if (SearchNamedReplicationSlot(a->slot_name, true) != NULL)
@@ -1469,5 +1512,348 @@ match_recognize_stream_drop_extension(PG_FUNCTION_ARGS)
 		drop_slots_callback = true;
 	}
 	drop_slots_at_commit = true;
+	PG_RETURN_VOID();
+}
+
+/* ---------- controls: pause, resume, alter, rename ---------- */
+
+PG_FUNCTION_INFO_V1(match_recognize_pause_stream);
+PG_FUNCTION_INFO_V1(match_recognize_resume_stream);
+PG_FUNCTION_INFO_V1(match_recognize_alter_stream);
+PG_FUNCTION_INFO_V1(match_recognize_rename_stream);
+
+#define MR_STOP_WAIT_MS		60000	/* how long a control waits for a worker to stop */
+
+/* what a control needs of a stream's row */
+typedef struct StreamRef
+{
+	Oid			catalog;
+	Relation	rel;
+	int32		id;
+	Oid			owner;
+	Oid			output;
+	char	   *name;
+	char	   *state;
+	char	   *slot_name;
+	int32		worker_pid;
+} StreamRef;
+
+/* the stream called name, which the current role must own */
+static void
+stream_ref(const char *name, StreamRef *r)
+{
+	HeapTuple	tup;
+	bool		isnull;
+	Datum		d;
+
+	memset(r, 0, sizeof(*r));
+	r->catalog = mr_stream_catalog_oid(false);
+	r->rel = table_open(r->catalog, RowExclusiveLock);
+	if (!mr_stream_catalog_is_current(r->rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"match_recognize\" must be updated to control streams"),
+				 errhint("Run ALTER EXTENSION match_recognize UPDATE.")));
+	tup = mr_stream_row_by_name(r->rel, name);
+	if (tup == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("stream \"%s\" does not exist", name)));
+	r->id = DatumGetInt32(mr_stream_row_get(r->rel, tup, Anum_mrs_id, &isnull));
+	r->owner = DatumGetObjectId(mr_stream_row_get(r->rel, tup, Anum_mrs_owner, &isnull));
+	r->output = DatumGetObjectId(mr_stream_row_get(r->rel, tup, Anum_mrs_output, &isnull));
+	r->name = mr_stream_row_text(r->rel, tup, Anum_mrs_name);
+	r->slot_name = pstrdup(NameStr(*DatumGetName(mr_stream_row_get(r->rel, tup, Anum_mrs_slot_name, &isnull))));
+	if (r->owner != GetUserId() && !superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of stream %s", name)));
+	d = mr_stream_row_get(r->rel, tup, Anum_mrs_worker_pid, &isnull);
+	r->worker_pid = isnull ? 0 : DatumGetInt32(d);
+}
+
+/* take the stream lock (between the worker's cycles) and the row as it is now */
+static HeapTuple
+stream_lock_row(StreamRef *r)
+{
+	HeapTuple	tup;
+
+	mr_stream_lock(r->catalog, r->id, AccessExclusiveLock);
+	PushActiveSnapshot(GetLatestSnapshot());
+	tup = mr_stream_row_by_id(r->rel, r->id);
+	PopActiveSnapshot();
+	if (tup == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("stream \"%s\" does not exist", r->name)));
+	r->state = mr_stream_row_text(r->rel, tup, Anum_mrs_state);
+	return tup;
+}
+
+/* is the stream's worker gone (its slot free, its process ended)? */
+static bool
+worker_gone(StreamRef *r)
+{
+	ReplicationSlot *slot;
+	pid_t		active = 0;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	slot = SearchNamedReplicationSlot(r->slot_name, false);
+	if (slot != NULL)
+	{
+		SpinLockAcquire(&slot->mutex);
+		active = slot->active_pid;
+		SpinLockRelease(&slot->mutex);
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+	return active == 0 && (r->worker_pid == 0 || BackendPidGetProc(r->worker_pid) == NULL);
+}
+
+/*
+ * Ask the worker to stop (it exits between cycles; the launcher starts no
+ * other while the mark is set) and wait until it has.  The caller clears
+ * the mark (mr_stream_cancel_stop) when the worker is to run again.
+ */
+static void
+stop_worker(StreamRef *r)
+{
+	int			waited = 0;
+
+	mr_stream_request_stop(r->slot_name);
+	while (!worker_gone(r))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (waited >= MR_STOP_WAIT_MS)
+			ereport(ERROR,
+					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg("the worker of stream \"%s\" did not stop within %d seconds",
+							r->name, MR_STOP_WAIT_MS / 1000),
+					 errdetail("A worker stops between cycles; a backfill is one cycle."),
+					 errhint("Try again later.")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		waited += 10;
+	}
+}
+
+static void
+set_state(StreamRef *r, HeapTuple tup, const char *state)
+{
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_state - 1] = CStringGetTextDatum(state);
+	repl[Anum_mrs_state - 1] = true;
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(r->rel, tup, values, nulls, repl);
+}
+
+/*
+ * match_recognize_pause_stream(name): stops the worker and keeps the slot
+ * (and so every change from then on); state 'paused' until resumed, also
+ * across server restarts.
+ */
+Datum
+match_recognize_pause_stream(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	StreamRef	r;
+	HeapTuple	tup;
+
+	PreventInTransactionBlock(true, "match_recognize_pause_stream()");
+	stream_ref(name, &r);
+	PG_TRY();
+	{
+		stop_worker(&r);
+		tup = stream_lock_row(&r);
+		if (strcmp(r.state, "failed") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("stream \"%s\" has failed", name),
+					 errhint("See last_error in match_recognize_streams; drop the stream and create it again.")));
+		if (strcmp(r.state, "paused") != 0)
+			set_state(&r, tup, "paused");
+	}
+	PG_CATCH();
+	{
+		mr_stream_cancel_stop(r.slot_name);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	/* the stop mark stays: neither the launcher nor a worker takes the slot */
+	table_close(r.rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/* match_recognize_resume_stream(name): the launcher starts the worker again */
+Datum
+match_recognize_resume_stream(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	StreamRef	r;
+	HeapTuple	tup;
+
+	PreventInTransactionBlock(true, "match_recognize_resume_stream()");
+	stream_ref(name, &r);
+	tup = stream_lock_row(&r);
+	if (strcmp(r.state, "paused") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("stream \"%s\" is not paused", name),
+				 errdetail("Its state is \"%s\".", r.state)));
+	set_state(&r, tup, "starting");
+	table_close(r.rel, NoLock);
+
+	/*
+	 * A worker the launcher starts now waits for the stream lock, which is
+	 * held until this transaction commits: it then sees 'starting'.
+	 */
+	mr_stream_cancel_stop(r.slot_name);
+	PG_RETURN_VOID();
+}
+
+/*
+ * match_recognize_alter_stream(name, batch_size, on_error, max_held_wal):
+ * the given settings (NULL: unchanged) are written under the stream lock
+ * with the worker stopped; the launcher then starts a worker that reads
+ * them.  None of them changes what the stream writes: batch_size and
+ * max_held_wal only how it gets there, on_error what it does with a row it
+ * cannot process from then on.
+ */
+Datum
+match_recognize_alter_stream(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+	StreamRef	r;
+	HeapTuple	tup;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+	AttrNumber	on_error_att = InvalidAttrNumber;
+	bool		paused;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the name of a stream must not be null")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	PreventInTransactionBlock(true, "match_recognize_alter_stream()");
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	if (!PG_ARGISNULL(1))
+	{
+		if (PG_GETARG_INT32(1) < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("batch_size must be positive")));
+		values[Anum_mrs_batch_size - 1] = Int32GetDatum(PG_GETARG_INT32(1));
+		repl[Anum_mrs_batch_size - 1] = true;
+	}
+	stream_ref(name, &r);
+	if (!PG_ARGISNULL(2))
+	{
+		char	   *policy = text_to_cstring(PG_GETARG_TEXT_PP(2));
+
+		if (strcmp(policy, "stop") != 0 && strcmp(policy, "skip") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid on_error policy \"%s\"", policy),
+					 errhint("Valid policies are \"stop\" and \"skip\".")));
+		/* the column of the on_error policy, by name (added with the policy) */
+		on_error_att = get_attnum(r.catalog, "on_error");
+		if (on_error_att == InvalidAttrNumber || on_error_att > Natts_mrs - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("streams of this version have no on_error policy")));
+		values[on_error_att - 1] = CStringGetTextDatum(policy);
+		repl[on_error_att - 1] = true;
+	}
+	if (!PG_ARGISNULL(3))
+	{
+		int64		held = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(3)));
+
+		if (held < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_held_wal must not be negative")));
+		values[Anum_mrs_max_held_wal - 1] = Int64GetDatum(held);
+		repl[Anum_mrs_max_held_wal - 1] = true;
+	}
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+
+	PG_TRY();
+	{
+		stop_worker(&r);
+		tup = stream_lock_row(&r);
+		mr_stream_row_update(r.rel, tup, values, nulls, repl);
+	}
+	PG_CATCH();
+	{
+		mr_stream_cancel_stop(r.slot_name);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	paused = strcmp(r.state, "paused") == 0;
+	table_close(r.rel, NoLock);
+	/* as in resume: a new worker waits for this transaction's lock */
+	if (!paused)
+		mr_stream_cancel_stop(r.slot_name);
+	PG_RETURN_VOID();
+}
+
+/*
+ * match_recognize_rename_stream(name, new_name): renames the output table
+ * (in its schema: the internal tables are next to it) and the stream.
+ * The stream lock is taken before the output table's, the order of the
+ * worker, which needs no stop.
+ */
+Datum
+match_recognize_rename_stream(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *new_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	StreamRef	r;
+	HeapTuple	tup;
+	List	   *names = stringToQualifiedNameList(new_name);
+	RangeVar   *rv = makeRangeVarFromNameList(names);
+	Oid			schema;
+	char	   *qualified;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	stream_ref(name, &r);
+	if (!rel_exists(r.output))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the output table of stream \"%s\" does not exist", name)));
+	schema = get_rel_namespace(r.output);
+	if (rv->catalogname != NULL ||
+		(rv->schemaname != NULL && get_namespace_oid(rv->schemaname, false) != schema))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a stream cannot move to another schema"),
+				 errdetail("Its internal tables are in the schema of its output table.")));
+	tup = stream_lock_row(&r);
+	qualified = quote_qualified_identifier(get_namespace_name(schema), rv->relname);
+	/* the row first: the ALTER TABLE's event trigger then finds it renamed */
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_name - 1] = CStringGetTextDatum(qualified);
+	repl[Anum_mrs_name - 1] = true;
+	mr_stream_row_update(r.rel, tup, values, nulls, repl);
+	CommandCounterIncrement();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	spi_exec(psprintf("ALTER TABLE %s RENAME TO %s", qualified_name(r.output),
+					  quote_identifier(rv->relname)), SPI_OK_UTILITY);
+	SPI_finish();
+	table_close(r.rel, NoLock);
 	PG_RETURN_VOID();
 }
