@@ -75,6 +75,10 @@ SELECT match_recognize_wait_stream('ctl_out');
 INSERT INTO ctl_src VALUES (1, 10, 1), (1, 11, 2), (1, 12, 0);
 SELECT match_recognize_wait_stream('ctl_renamed');
 SELECT t0 FROM ctl_renamed ORDER BY t0;
+-- not with ALTER TABLE: the stream would keep the old name
+ALTER TABLE ctl_renamed RENAME TO ctl_by_hand;
+ALTER TABLE ctl_renamed SET SCHEMA ctl_elsewhere;
+SELECT name, output FROM match_recognize_streams WHERE name LIKE 'public.ctl\_%';
 DROP SCHEMA ctl_elsewhere;
 
 -- creating over tables that exist: a clear error, and nothing left behind

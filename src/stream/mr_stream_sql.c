@@ -1319,6 +1319,29 @@ check_altered_source(Relation rel, HeapTuple tup, List *altered)
 				 errhint("Drop the stream with match_recognize_drop_stream(), alter the table, and create the stream again.")));
 }
 
+/*
+ * An output table keeps its name and schema (the stream's name, and the
+ * schema of its internal tables) unless match_recognize_rename_stream
+ * renames both.
+ */
+static void
+check_altered_output(Relation rel, HeapTuple tup, List *altered)
+{
+	bool		isnull;
+	Oid			output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+	char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+	char	   *now;
+
+	if (!list_member_oid(altered, output) || !rel_exists(output))
+		return;
+	now = qualified_name(output);
+	if (strcmp(now, name) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot rename or move the output table of stream \"%s\"", name),
+				 errhint("Rename the stream and its output table with match_recognize_rename_stream().")));
+}
+
 /* ddl_command_end of ALTER TABLE */
 static void
 streams_after_alter(Oid catalog)
@@ -1350,6 +1373,7 @@ streams_after_alter(Oid catalog)
 	{
 		CHECK_FOR_INTERRUPTS();
 		check_altered_source(rel, tup, altered);
+		check_altered_output(rel, tup, altered);
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
