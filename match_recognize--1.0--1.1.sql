@@ -194,6 +194,66 @@ CREATE EVENT TRIGGER match_recognize_stream_drop_extension ON ddl_command_start
 	WHEN TAG IN ('DROP EXTENSION')
 	EXECUTE FUNCTION match_recognize_stream_drop_extension();
 
+-- dump and restore: pg_dump dumps the catalog's rows (the streams'
+-- definitions); restoring one (COPY into the catalog fires this trigger,
+-- which nothing else does: the C code writes the catalog directly) keeps
+-- the definition and forgets what belonged to the dumped cluster (slot,
+-- positions, checkpoint, bound query): state 'restored', until
+-- match_recognize_restore_streams() starts it again from its source
+SELECT pg_catalog.pg_extension_config_dump('match_recognize_stream', '');
+
+CREATE FUNCTION match_recognize_stream_restored()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+	NEW.state := 'restored';
+	NEW.last_error := 'restored from a dump without its replication slot and state; '
+		'match_recognize_restore_streams() starts it again from its source';
+	NEW.slot_name := '';
+	NEW.bound := NULL;
+	NEW.worker_pid := NULL;
+	NEW.backfilled := false;
+	NEW.snapshot := NULL;
+	NEW.rows_in := 0;
+	NEW.late_rows := 0;
+	NEW.null_rows := 0;
+	NEW.matches_out := 0;
+	NEW.rows_out := 0;
+	NEW.skip_degraded := 0;
+	NEW.rows_pending := 0;
+	NEW.rows_retained := 0;
+	NEW.rows_stored := 0;
+	NEW.max_seen := NULL;
+	NEW.watermark := NULL;
+	NEW.next_seq := 1;
+	NEW.next_part := 1;
+	NEW.last_lsn := NULL;
+	NEW.last_commit_time := NULL;
+	NEW.checkpoint_lsn := NULL;
+	NEW.restart_lsn := NULL;
+	NEW.restart_seq := NULL;
+	NEW.checkpoint_state := NULL;
+	NEW.checkpointed_at := NULL;
+	NEW.updated_at := pg_catalog.now();
+	RETURN NEW;
+END
+$fn$;
+
+COMMENT ON FUNCTION match_recognize_stream_restored() IS
+'internal: a catalog row inserted by SQL (a restore) becomes a restored stream';
+
+CREATE TRIGGER match_recognize_stream_restored BEFORE INSERT ON match_recognize_stream
+	FOR EACH ROW EXECUTE FUNCTION match_recognize_stream_restored();
+
+CREATE FUNCTION match_recognize_restore_streams()
+RETURNS integer
+AS 'MODULE_PATHNAME', 'match_recognize_restore_streams'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_restore_streams() IS
+'after a restore: starts every restored stream again (new slot and internal tables, output recomputed from the source); returns how many';
+
 CREATE FUNCTION match_recognize_stream_backfill(slot name, OUT rows bigint, OUT total bigint)
 AS 'MODULE_PATHNAME', 'match_recognize_stream_backfill'
 LANGUAGE C STRICT VOLATILE;

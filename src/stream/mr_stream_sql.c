@@ -918,6 +918,8 @@ create_slot(CreateArgs *a)
 		elog(ERROR, "could not create replication slot \"%s\"", a->slot_name);
 }
 
+static void create_internal_tables(CreateArgs *a);
+
 /* 3a. the output table, the late table, the internal tables */
 static void
 create_tables(CreateArgs *a)
@@ -925,9 +927,6 @@ create_tables(CreateArgs *a)
 	StringInfoData sql;
 	const char *schema_q = quote_identifier(get_namespace_name(a->outschema));
 	char	   *src_q = qualified_name(a->source);
-	Oid			ext = get_extension_oid("match_recognize", false);
-	Oid			rows_oid,
-				parts_oid;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "CREATE TABLE %s.%s (", schema_q, quote_identifier(a->outrv->relname));
@@ -947,8 +946,24 @@ create_tables(CreateArgs *a)
 		a->late_rel = RangeVarGetRelid(a->laterv, NoLock, false);
 	}
 
-	/* next to the output table; no index (see mr_stream_table.c) */
-	resetStringInfo(&sql);
+	create_internal_tables(a);
+}
+
+/*
+ * 3a'. the internal tables of stream a->id next to a->output, and their
+ * dependencies; no index (see mr_stream_table.c)
+ */
+static void
+create_internal_tables(CreateArgs *a)
+{
+	StringInfoData sql;
+	const char *schema_q = quote_identifier(get_namespace_name(a->outschema));
+	char	   *src_q = qualified_name(a->source);
+	Oid			ext = get_extension_oid("match_recognize", false);
+	Oid			rows_oid,
+				parts_oid;
+
+	initStringInfo(&sql);
 	appendStringInfo(&sql,
 					 "CREATE TABLE %s.%s (LIKE %s, _seq bigint NOT NULL);"
 					 "CREATE TABLE %s.%s (part_id bigint NOT NULL, key text[] NOT NULL, nrows bigint NOT NULL, "
@@ -1880,4 +1895,194 @@ match_recognize_rename_stream(PG_FUNCTION_ARGS)
 	SPI_finish();
 	table_close(r.rel, NoLock);
 	PG_RETURN_VOID();
+}
+
+/* ---------- restore: streams whose definition came back from a dump ---------- */
+
+PG_FUNCTION_INFO_V1(match_recognize_restore_streams);
+
+/*
+ * Bind a restored stream's query as create_stream did, as its owner and
+ * with its search_path, and check what create_stream checks; no writes.
+ */
+static void
+restore_bind(Relation rel, HeapTuple tup, CreateArgs *a)
+{
+	bool		isnull;
+	Oid			owner = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_owner, &isnull));
+	char	   *path = mr_stream_row_text(rel, tup, Anum_mrs_search_path);
+	Datum		late;
+	Oid			typinput,
+				typioparam;
+	Oid			save_userid;
+	int			save_sec;
+	int			nest;
+
+	memset(a, 0, sizeof(*a));
+	a->id = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_id, &isnull));
+	a->query = mr_stream_row_text(rel, tup, Anum_mrs_query);
+	a->late_type = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_lateness_type, &isnull));
+	getTypeInputInfo(a->late_type, &typinput, &typioparam);
+	a->lateness = OidInputFunctionCall(typinput, mr_stream_row_text(rel, tup, Anum_mrs_lateness),
+									   typioparam, -1);
+	a->idle_advance = DatumGetBool(mr_stream_row_get(rel, tup, Anum_mrs_idle_advance, &isnull));
+	a->batch_size = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_batch_size, &isnull));
+	a->max_held_wal = mr_stream_row_int8(rel, tup, Anum_mrs_max_held_wal);
+	a->output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+	late = mr_stream_row_get(rel, tup, Anum_mrs_late_table, &isnull);
+	a->late_rel = isnull ? InvalidOid : DatumGetObjectId(late);
+	if (!rel_exists(a->output))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the output table of restored stream %d does not exist", a->id)));
+	a->outschema = get_rel_namespace(a->output);
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	nest = NewGUCNestLevel();
+	if (path != NULL)
+		(void) set_config_option("search_path", path, PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+	check_prerequisites(a);
+	bind_query(a);
+	bind_operators(a);
+	check_runnable(a);
+	AtEOXact_GUC(true, nest);
+	SetUserIdAndSecContext(save_userid, save_sec);
+	a->slot_name = mr_stream_slot_name(MyDatabaseId, a->id, owner);
+}
+
+/* the slot of a restored stream, created as its owner (before any write) */
+static void
+restore_slot(CreateArgs *a, Oid owner)
+{
+	Oid			argtypes[2] = {NAMEOID, NAMEOID};
+	Datum		args[2];
+	Oid			save_userid;
+	int			save_sec;
+	int			rc;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	args[0] = DirectFunctionCall1(namein, CStringGetDatum(a->slot_name));
+	args[1] = DirectFunctionCall1(namein, CStringGetDatum(MR_STREAM_PLUGIN));
+	rc = SPI_execute_with_args("SELECT pg_catalog.pg_create_logical_replication_slot($1, $2)",
+							   2, argtypes, args, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not create replication slot \"%s\"", a->slot_name);
+	SetUserIdAndSecContext(save_userid, save_sec);
+}
+
+/*
+ * The writes of a restored stream: the tables restored in place of its
+ * internal tables go, its output is emptied (the worker copies the source
+ * again and writes every match anew), new internal tables (its owner's),
+ * and the row: the new bound query and slot, state 'starting'.
+ */
+static void
+restore_write(Relation rel, CreateArgs *a, Oid owner)
+{
+	static const char *const kinds[] = {MR_STREAM_ROWS, MR_STREAM_PARTS, "pending", "retained"};
+	HeapTuple	tup;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+	Oid			save_userid;
+	int			save_sec;
+	int			i;
+
+	mr_stream_lock(RelationGetRelid(rel), a->id, AccessExclusiveLock);
+	for (i = 0; i < (int) lengthof(kinds); i++)
+	{
+		Oid			old = mr_stream_internal_oid(a->outschema, a->id, kinds[i]);
+		ObjectAddress addr;
+
+		if (!OidIsValid(old))
+			continue;
+		ObjectAddressSet(addr, RelationRelationId, old);
+		performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL | PERFORM_DELETION_QUIETLY);
+		CommandCounterIncrement();
+	}
+	spi_exec(psprintf("TRUNCATE %s", qualified_name(a->output)), SPI_OK_UTILITY);
+	if (OidIsValid(a->late_rel) && !rel_exists(a->late_rel))
+		a->late_rel = InvalidOid;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	create_internal_tables(a);
+	SetUserIdAndSecContext(save_userid, save_sec);
+
+	PushActiveSnapshot(GetLatestSnapshot());
+	tup = mr_stream_row_by_id(rel, a->id);
+	PopActiveSnapshot();
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_bound - 1] =
+		CStringGetTextDatum(nodeToString(list_concat(list_make2(mr_query_analyses(a->q), a->lateness_q),
+													 a->operators)));
+	repl[Anum_mrs_bound - 1] = true;
+	values[Anum_mrs_slot_name - 1] = DirectFunctionCall1(namein, CStringGetDatum(a->slot_name));
+	repl[Anum_mrs_slot_name - 1] = true;
+	values[Anum_mrs_state - 1] = CStringGetTextDatum("starting");
+	repl[Anum_mrs_state - 1] = true;
+	nulls[Anum_mrs_last_error - 1] = true;
+	repl[Anum_mrs_last_error - 1] = true;
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(rel, tup, values, nulls, repl);
+	CommandCounterIncrement();
+}
+
+/*
+ * match_recognize_restore_streams(): starts again every stream whose
+ * catalog row came back from a dump (state 'restored', see the trigger
+ * match_recognize_stream_restored): a new slot, new internal tables, its
+ * output recomputed from the source.  All slots are created first: a slot
+ * cannot be created once the transaction has written.
+ */
+Datum
+match_recognize_restore_streams(PG_FUNCTION_ARGS)
+{
+	Oid			catalog = mr_stream_catalog_oid(false);
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *todo = NIL;
+	List	   *owners = NIL;
+	ListCell   *lc,
+			   *lo;
+
+	PreventInTransactionBlock(true, "match_recognize_restore_streams()");
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to restore streams"),
+				 errhint("Only superusers can restore streams.")));
+	rel = table_open(catalog, ShareRowExclusiveLock);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		char	   *state = mr_stream_row_text(rel, tup, Anum_mrs_state);
+		CreateArgs *a;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		if (strcmp(state, "restored") != 0)
+			continue;
+		a = palloc(sizeof(CreateArgs));
+		restore_bind(rel, tup, a);
+		todo = lappend(todo, a);
+		owners = lappend_oid(owners, DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_owner, &isnull)));
+	}
+	systable_endscan(scan);
+	forboth(lc, todo, lo, owners)
+		restore_slot(lfirst(lc), lfirst_oid(lo));
+	forboth(lc, todo, lo, owners)
+		restore_write(rel, lfirst(lc), lfirst_oid(lo));
+	SPI_finish();
+	table_close(rel, NoLock);
+	mr_stream_wake_launcher();
+	PG_RETURN_INT32(list_length(todo));
 }
