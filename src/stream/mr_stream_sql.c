@@ -1366,6 +1366,7 @@ streams_after_alter(Oid catalog)
 	SysScanDesc scan;
 	HeapTuple	tup;
 	uint64		i;
+	MemoryContext outer = CurrentMemoryContext;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -1376,8 +1377,14 @@ streams_after_alter(Oid catalog)
 		bool		isnull;
 		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
 
+		/* in the caller's memory: SPI_finish frees SPI's */
 		if (!isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(outer);
+
 			altered = lappend_oid(altered, DatumGetObjectId(d));
+			MemoryContextSwitchTo(old);
+		}
 	}
 	SPI_finish();
 	if (altered == NIL)
@@ -2051,6 +2058,7 @@ match_recognize_restore_streams(PG_FUNCTION_ARGS)
 	List	   *owners = NIL;
 	ListCell   *lc,
 			   *lo;
+	int			restored;
 
 	PreventInTransactionBlock(true, "match_recognize_restore_streams()");
 	if (!superuser())
@@ -2081,8 +2089,10 @@ match_recognize_restore_streams(PG_FUNCTION_ARGS)
 		restore_slot(lfirst(lc), lfirst_oid(lo));
 	forboth(lc, todo, lo, owners)
 		restore_write(rel, lfirst(lc), lfirst_oid(lo));
+	/* the lists are in SPI's memory, which SPI_finish frees */
+	restored = list_length(todo);
 	SPI_finish();
 	table_close(rel, NoLock);
 	mr_stream_wake_launcher();
-	PG_RETURN_INT32(list_length(todo));
+	PG_RETURN_INT32(restored);
 }
