@@ -1293,7 +1293,7 @@ same_columns(TupleDesc a, TupleDesc b, int bskip_last)
  * worker would otherwise fail only when it next starts.  The rows table,
  * created LIKE the source, is the record of its columns.
  */
-static void
+static bool
 check_altered_source(Relation rel, HeapTuple tup, List *altered)
 {
 	bool		isnull;
@@ -1318,20 +1318,14 @@ check_altered_source(Relation rel, HeapTuple tup, List *altered)
 			hit = true;
 	}
 	if (!hit || !rel_exists(source) || !OidIsValid(rows))
-		return;
+		return false;
 	check_logged(source);
 	src = table_open(source, AccessShareLock);
 	rowsrel = table_open(rows, AccessShareLock);
 	same = same_columns(RelationGetDescr(src), RelationGetDescr(rowsrel), 1);
 	table_close(rowsrel, AccessShareLock);
 	table_close(src, AccessShareLock);
-	if (!same)
-		ereport(ERROR,
-				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
-				 errmsg("cannot change the columns of table \"%s\": stream \"%s\" reads it",
-						get_rel_name(source), name),
-				 errdetail("A stream decodes the columns its source had when it was created; adding, dropping, renaming a column or changing its type would stop it."),
-				 errhint("Drop the stream with match_recognize_drop_stream(), alter the table, and create the stream again.")));
+	return !same;
 }
 
 /*
@@ -1367,6 +1361,8 @@ streams_after_alter(Oid catalog)
 	HeapTuple	tup;
 	uint64		i;
 	MemoryContext outer = CurrentMemoryContext;
+	char	   *broken = NULL;
+	Oid			broken_source = InvalidOid;
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -1394,11 +1390,29 @@ streams_after_alter(Oid catalog)
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		CHECK_FOR_INTERRUPTS();
-		check_altered_source(rel, tup, altered);
+		if (check_altered_source(rel, tup, altered))
+		{
+			char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+			bool		isnull;
+
+			/* the first in name order, whatever the catalog's order */
+			if (broken == NULL || strcmp(name, broken) < 0)
+			{
+				broken = name;
+				broken_source = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
+			}
+		}
 		check_altered_output(rel, tup, altered);
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
+	if (broken != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg("cannot change the columns of table \"%s\": stream \"%s\" reads it",
+						get_rel_name(broken_source), broken),
+				 errdetail("A stream decodes the columns its source had when it was created; adding, dropping, renaming a column or changing its type would stop it."),
+				 errhint("Drop the stream with match_recognize_drop_stream(), alter the table, and create the stream again.")));
 }
 
 /*
