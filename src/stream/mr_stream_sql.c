@@ -1,7 +1,10 @@
 /*-------------------------------------------------------------------------
  * mr_stream_sql.c
- *	  match_recognize_create_stream() and match_recognize_drop_stream(), and
- *	  the binding of a stream's query, which the worker shares.
+ *	  The SQL surface of streams: match_recognize_create_stream() and
+ *	  match_recognize_drop_stream(), the binding of a stream's query (which
+ *	  the worker shares), the controls (pause, resume, alter, rename), the
+ *	  restore of streams that came back from a dump, and the event triggers
+ *	  that keep a stream's tables and its catalog row consistent under DDL.
  *
  * create_stream, in this order (the order is what makes it safe):
  *	1. checks that need no writes: preload, wal_level, privileges, the
@@ -19,6 +22,33 @@
  * drop_stream never waits on something the worker waits on: it asks the
  * worker to stop before it takes the stream lock, and the worker takes
  * that lock only conditionally (see mr_stream_catalog.c).
+ *
+ * create_stream also builds what the worker will run (check_runnable): the
+ * bind replayed from the stored text of the analyses, the lateness through
+ * its text form, both operators applied to a sample event time, and a
+ * WAL-logged source; what the worker could never run is refused here.
+ *
+ * Controls stop the worker with the stop mark of mr_stream_shmem.c (the
+ * launcher starts no other while it is set) and write the catalog row
+ * under the stream lock; pause keeps the mark (state 'paused'; a worker
+ * that finds that state after a restart sets it again), alter and resume
+ * clear it, and a worker the launcher then starts waits for the stream
+ * lock, so it reads the committed row.  Lateness is not alterable: a
+ * checkpoint is rebuilt with the lateness it was written under.
+ *
+ * DDL (event triggers): sql_drop drops a stream that lost one of its
+ * tables (its worker then drops the slot); ddl_command_end of ALTER TABLE
+ * refuses column changes or unlogged on a source (the rows table, created
+ * LIKE the source, records its columns) and renames or moves of an output
+ * table; ddl_command_start of DROP EXTENSION arranges for the slots that no
+ * worker holds to be dropped at pre-commit.
+ *
+ * Restore: the catalog is a configuration table, so pg_dump writes its
+ * rows; a row inserted by SQL (only a restore can: the C code writes the
+ * catalog directly) becomes 'restored' (trigger in the install script),
+ * and match_recognize_restore_streams() binds, creates every slot first
+ * (before any write), then replaces the restored internal tables, empties
+ * the output and lets the worker copy the source again.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
