@@ -15,7 +15,8 @@
  *							same process (mr_stream_proto.h)
  *	mr_stream_worker*.c ...	one background worker per stream (see
  *							mr_stream_worker_int.h for its files)
- *	mr_stream_sql.c			match_recognize_create_stream / _drop_stream
+ *	mr_stream_sql.c			match_recognize_create_stream / _drop_stream,
+ *							the controls, restore, the DDL event triggers
  *
  * The replication slots are the registry the launcher reads: every stream
  * has a logical slot named mr_<database oid>_<stream id>_<owner oid>_<nonce>,

@@ -428,6 +428,19 @@ init_cycle(void)
 		CommitTransactionCommand();
 		return CYCLE_STOPPED;
 	}
+	if (strcmp(s->state, "paused") == 0)
+	{
+		/*
+		 * Paused (match_recognize_pause_stream), and the server restarted:
+		 * set the stop mark again, so that the launcher leaves the slot
+		 * alone until match_recognize_resume_stream clears it.
+		 */
+		mr_stream_request_stop(s->slot_name);
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		return CYCLE_EXIT;
+	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	mrs_setup(catrel, tup);
