@@ -6,7 +6,10 @@
  *
  * The engine (src/core/mr_ijoin.c) decides which pairs and padded rows to
  * output and when; this file only evaluates.  Memory: the run's context
- * holds the expression states and slots; its rows context the retained
+ * holds the expression states, the slots and the engine's state (each
+ * entry point switches to it, since a host such as a stream's worker calls
+ * them from contexts reset between calls; the out callback runs in the
+ * caller's context again); its rows context the retained
  * tuples with their key values (freed when the engine releases a row);
  * the expression context's per-tuple memory everything a call evaluates,
  * reset at the start of each push and advance.
@@ -48,6 +51,7 @@ struct MrIjRun
 	MrIjOutFn	out;
 	void	   *out_arg;
 	bool		no_release;		/* rebuilding the engine: keep the rows */
+	MemoryContext caller_cxt;	/* current at the entry point: the out callback's */
 
 	TupleDesc	desc[2];
 	TupleTableSlot *slot[2];
@@ -142,7 +146,12 @@ output(MrIjRun *r, const IjHostRow *l, const IjHostRow *rr)
 		info.time[s] = h ? h->time : 0;
 		info.time_null[s] = h ? h->time_null : true;
 	}
-	r->out(r->out_arg, slot, &info);
+	{
+		MemoryContext old = MemoryContextSwitchTo(r->caller_cxt);
+
+		r->out(r->out_arg, slot, &info);
+		MemoryContextSwitchTo(old);
+	}
 }
 
 static void
@@ -344,21 +353,27 @@ mr_ijrun_push(MrIjRun *r, int side, HeapTuple tuple, uint64 id)
 
 	ResetExprContext(r->econtext);
 	make_row(r, side, tuple, id, &er);
+	r->caller_cxt = MemoryContextSwitchTo(r->cxt);
 	mr_ijoin_push(r->engine, side, &er);
+	MemoryContextSwitchTo(r->caller_cxt);
 }
 
 void
 mr_ijrun_advance(MrIjRun *r, int64 watermark)
 {
 	ResetExprContext(r->econtext);
+	r->caller_cxt = MemoryContextSwitchTo(r->cxt);
 	mr_ijoin_advance(r->engine, watermark);
+	MemoryContextSwitchTo(r->caller_cxt);
 }
 
 void
 mr_ijrun_finish(MrIjRun *r)
 {
 	ResetExprContext(r->econtext);
+	r->caller_cxt = MemoryContextSwitchTo(r->cxt);
 	mr_ijoin_finish(r->engine);
+	MemoryContextSwitchTo(r->caller_cxt);
 }
 
 typedef struct SavedRow
