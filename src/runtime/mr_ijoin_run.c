@@ -436,6 +436,55 @@ mr_ijrun_checkpoint_restore(MrIjRun *r)
 	MemoryContextSwitchTo(old);
 }
 
+typedef struct RunVisitCtx
+{
+	MrIjRunVisitFn fn;
+	void	   *arg;
+} RunVisitCtx;
+
+static void
+run_visit(void *arg, int side, const MrIjRow *row, bool matched)
+{
+	RunVisitCtx *vc = arg;
+	const IjHostRow *h = row->handle;
+
+	vc->fn(vc->arg, side, h->tuple, h->id, matched);
+}
+
+/*
+ * Visit the retained rows as the tuples pushed (a side's rows in (time, id)
+ * order), each with its id and matched flag: what a host stores to rebuild
+ * the state with mr_ijrun_restore_watermark() and mr_ijrun_restore_row().
+ */
+void
+mr_ijrun_checkpoint(MrIjRun *r, MrIjRunVisitFn fn, void *arg)
+{
+	RunVisitCtx vc = {fn, arg};
+
+	mr_ijoin_checkpoint(r->engine, run_visit, &vc);
+}
+
+void
+mr_ijrun_restore_watermark(MrIjRun *r, int64 watermark)
+{
+	mr_ijoin_restore_watermark(r->engine, watermark);	/* allocates nothing */
+}
+
+/* a retained row back, as checkpointed: no probe, no output */
+void
+mr_ijrun_restore_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id, bool matched)
+{
+	MrIjRow		er;
+
+	MemoryContext old;
+
+	ResetExprContext(r->econtext);
+	make_row(r, side, tuple, id, &er);
+	old = MemoryContextSwitchTo(r->cxt);
+	mr_ijoin_restore_row(r->engine, side, &er, matched);
+	MemoryContextSwitchTo(old);
+}
+
 void
 mr_ijrun_free(MrIjRun *r)
 {
