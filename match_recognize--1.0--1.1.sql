@@ -61,6 +61,17 @@ COMMENT ON COLUMN match_recognize_stream.checkpoint_lsn IS
 COMMENT ON COLUMN match_recognize_stream.restart_lsn IS
 'the commit of the oldest source transaction whose rows the last checkpoint keeps without storing them (NULL: none); the slot is not confirmed past it';
 
+-- Interval join streams (src/stream/mr_stream_join*.c): what a stream runs
+-- (NULL: a MATCH_RECOGNIZE query; 'interval join') and the event time below
+-- which no output row can come any more.
+ALTER TABLE match_recognize_stream
+	ADD COLUMN kind text,
+	ADD COLUMN output_watermark text;
+COMMENT ON COLUMN match_recognize_stream.kind IS
+'what the stream runs: NULL for a MATCH_RECOGNIZE query, ''interval join'' for an interval join';
+COMMENT ON COLUMN match_recognize_stream.output_watermark IS
+'the event time below which the stream writes no more output rows (interval joins: the watermark minus max(-lower, upper) of the bounds)';
+
 -- The state of a stream of 1.0 becomes a checkpoint at its last_lsn that
 -- keeps every row stored: its pending rows (_mr_<id>_pending, with their
 -- arrival numbers) become the rows table (_mr_<id>_rows), its retained rows
@@ -166,7 +177,9 @@ SELECT s.name,
 	s.checkpoint_lsn,
 	s.checkpointed_at,
 	b.rows AS backfill_rows,
-	b.total AS backfill_total
+	b.total AS backfill_total,
+	s.kind,
+	s.output_watermark
 FROM match_recognize_stream s
 LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
 CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),

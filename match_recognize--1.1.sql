@@ -135,6 +135,17 @@ COMMENT ON COLUMN match_recognize_stream.restart_lsn IS
 COMMENT ON TABLE match_recognize_stream IS
 'streams (match_recognize_create_stream) and their workers'' progress; written only by the extension''s C code';
 
+-- Interval join streams (src/stream/mr_stream_join*.c): what a stream runs
+-- (NULL: a MATCH_RECOGNIZE query; 'interval join') and the event time below
+-- which no output row can come any more.
+ALTER TABLE match_recognize_stream
+	ADD COLUMN kind text,
+	ADD COLUMN output_watermark text;
+COMMENT ON COLUMN match_recognize_stream.kind IS
+'what the stream runs: NULL for a MATCH_RECOGNIZE query, ''interval join'' for an interval join';
+COMMENT ON COLUMN match_recognize_stream.output_watermark IS
+'the event time below which the stream writes no more output rows (interval joins: the watermark minus max(-lower, upper) of the bounds)';
+
 CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
 	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
 	batch_size integer DEFAULT 100000, max_held_wal text DEFAULT '256MB')
@@ -204,7 +215,9 @@ SELECT s.name,
 	s.checkpoint_lsn,
 	s.checkpointed_at,
 	b.rows AS backfill_rows,
-	b.total AS backfill_total
+	b.total AS backfill_total,
+	s.kind,
+	s.output_watermark
 FROM match_recognize_stream s
 LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
 CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
