@@ -61,6 +61,20 @@ COMMENT ON COLUMN match_recognize_stream.checkpoint_lsn IS
 COMMENT ON COLUMN match_recognize_stream.restart_lsn IS
 'the commit of the oldest source transaction whose rows the last checkpoint keeps without storing them (NULL: none); the slot is not confirmed past it';
 
+-- Interval join streams (src/stream/mr_stream_join*.c): what a stream runs
+-- (NULL: a MATCH_RECOGNIZE query; 'interval join') and the event time below
+-- which no output row can come any more.
+ALTER TABLE match_recognize_stream
+	ADD COLUMN kind text,
+	ADD COLUMN output_watermark text;
+-- the view shows kind to everybody and output_watermark (an event time of
+-- the sources) to the roles that see watermark: PUBLIC may read kind only
+GRANT SELECT (kind) ON match_recognize_stream TO PUBLIC;
+COMMENT ON COLUMN match_recognize_stream.kind IS
+'what the stream runs: NULL for a MATCH_RECOGNIZE query, ''interval join'' for an interval join';
+COMMENT ON COLUMN match_recognize_stream.output_watermark IS
+'the event time below which the stream writes no more output rows (interval joins: the watermark minus max(-lower, upper) of the bounds)';
+
 -- The state of a stream of 1.0 becomes a checkpoint at its last_lsn that
 -- keeps every row stored: its pending rows (_mr_<id>_pending, with their
 -- arrival numbers) become the rows table (_mr_<id>_rows), its retained rows
@@ -298,7 +312,9 @@ SELECT s.name,
 	s.checkpointed_at,
 	b.rows AS backfill_rows,
 	b.total AS backfill_total,
-	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query
+	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query,
+	s.kind,
+	CASE WHEN v.visible THEN s.output_watermark END AS output_watermark
 FROM match_recognize_stream s
 -- what the source's rows and the query's constants reveal: to the owner,
 -- superusers and pg_read_all_stats only, as pg_stat_activity shows query

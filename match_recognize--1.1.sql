@@ -139,6 +139,20 @@ COMMENT ON COLUMN match_recognize_stream.restart_lsn IS
 COMMENT ON TABLE match_recognize_stream IS
 'streams (match_recognize_create_stream) and their workers'' progress; written only by the extension''s C code';
 
+-- Interval join streams (src/stream/mr_stream_join*.c): what a stream runs
+-- (NULL: a MATCH_RECOGNIZE query; 'interval join') and the event time below
+-- which no output row can come any more.
+ALTER TABLE match_recognize_stream
+	ADD COLUMN kind text,
+	ADD COLUMN output_watermark text;
+-- the view shows kind to everybody and output_watermark (an event time of
+-- the sources) to the roles that see watermark: PUBLIC may read kind only
+GRANT SELECT (kind) ON match_recognize_stream TO PUBLIC;
+COMMENT ON COLUMN match_recognize_stream.kind IS
+'what the stream runs: NULL for a MATCH_RECOGNIZE query, ''interval join'' for an interval join';
+COMMENT ON COLUMN match_recognize_stream.output_watermark IS
+'the event time below which the stream writes no more output rows (interval joins: the watermark minus max(-lower, upper) of the bounds)';
+
 CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
 	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
 	batch_size integer DEFAULT 100000, max_held_wal text DEFAULT '256MB')
@@ -333,7 +347,9 @@ SELECT s.name,
 	s.checkpointed_at,
 	b.rows AS backfill_rows,
 	b.total AS backfill_total,
-	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query
+	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query,
+	s.kind,
+	CASE WHEN v.visible THEN s.output_watermark END AS output_watermark
 FROM match_recognize_stream s
 -- what the source's rows and the query's constants reveal: to the owner,
 -- superusers and pg_read_all_stats only, as pg_stat_activity shows query

@@ -85,6 +85,8 @@ enum
 	Anum_mrs_restart_seq,
 	Anum_mrs_checkpoint_state,
 	Anum_mrs_checkpointed_at,
+	Anum_mrs_kind,				/* interval join streams from here on */
+	Anum_mrs_output_watermark,
 	Natts_mrs
 };
 

@@ -105,6 +105,7 @@
 #include "mr_rewrite.h"
 #include "match_recognize.h"
 #include "mr_stream.h"
+#include "mr_stream_join.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
@@ -1086,6 +1087,13 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 
 	create_args(fcinfo, &a);
 	check_prerequisites(&a);
+	/* an interval join: mr_stream_join_sql.c */
+	if (mr_stream_join_wanted(a.query))
+	{
+		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
+							  a.idle_advance, a.batch_size);
+		PG_RETURN_VOID();
+	}
 	bind_query(&a);
 	bind_operators(&a);
 	check_runnable(&a);

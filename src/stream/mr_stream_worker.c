@@ -80,6 +80,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "mr_stream_join.h"
 #include "mr_stream_worker_int.h"
 
 typedef enum CycleResult
@@ -579,6 +580,9 @@ mr_stream_worker_main(Datum arg)
 	worker_init();
 	/* drop_stream is stopping this stream: leave its slot alone */
 	if (!mr_stream_attach(MyStream->slot_name))
+		proc_exit(0);
+	/* an interval join stream runs in mr_stream_join.c */
+	if (mr_stream_join_worker(MyStream->id, MyStream->slot_name))
 		proc_exit(0);
 
 	for (;;)
