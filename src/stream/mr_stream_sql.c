@@ -1284,14 +1284,19 @@ streams_after_drop(Oid catalog)
 		Oid			source = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
 		Oid			output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
 		Datum		late = mr_stream_row_get(rel, tup, Anum_mrs_late_table, &isnull);
+		bool		kind_null;
+		bool		is_join;
 		Oid			schema;
 
 		CHECK_FOR_INTERRUPTS();
+		/* an interval join stream (kind set) has a rows table, no parts table */
+		(void) mr_stream_row_get(rel, tup, Anum_mrs_kind, &kind_null);
+		is_join = !kind_null;
 		schema = stream_schema(name, output);
 		if (!rel_exists(source) || !rel_exists(output) ||
 			(!isnull && !rel_exists(DatumGetObjectId(late))) ||
 			!OidIsValid(mr_stream_internal_oid(schema, id, MR_STREAM_ROWS)) ||
-			!OidIsValid(mr_stream_internal_oid(schema, id, MR_STREAM_PARTS)))
+			(!is_join && !OidIsValid(mr_stream_internal_oid(schema, id, MR_STREAM_PARTS))))
 			gone = lappend(gone, list_make3(makeInteger(id), makeString(name),
 											makeInteger((int) schema)));
 	}
