@@ -174,3 +174,10 @@ CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name)
 CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
+
+-- The stream worker's own columns (src/stream/mr_stream_worker.c).
+ALTER TABLE match_recognize_stream
+	ADD COLUMN start_failures integer NOT NULL DEFAULT 0;
+
+COMMENT ON COLUMN match_recognize_stream.start_failures IS
+'how many times in a row the worker stopped (an error or a crash) before it made progress; at 5 the stream is failed';

@@ -251,3 +251,10 @@ $fn$;
 
 COMMENT ON FUNCTION match_recognize_wait_stream(text, interval) IS
 'waits until the stream has processed every change committed before the call (or has failed); false on timeout';
+
+-- The stream worker's own columns (src/stream/mr_stream_worker.c).
+ALTER TABLE match_recognize_stream
+	ADD COLUMN start_failures integer NOT NULL DEFAULT 0;
+
+COMMENT ON COLUMN match_recognize_stream.start_failures IS
+'how many times in a row the worker stopped (an error or a crash) before it made progress; at 5 the stream is failed';

@@ -84,6 +84,7 @@ enum
 	Anum_mrs_restart_seq,
 	Anum_mrs_checkpoint_state,
 	Anum_mrs_checkpointed_at,
+	Anum_mrs_start_failures,	/* the worker's columns (at the end) */
 	Natts_mrs
 };
 
