@@ -367,6 +367,7 @@ extern void mrs_advance_clock(void);
 
 /* mr_stream_rows.c */
 extern int	mrs_key_cmp(Datum a, Datum b);
+extern bool mrs_key_finite(Datum key);
 extern MrsRow *mrs_row_make(Datum *values, bool *nulls);
 extern MrsRow *mrs_row_from_tuple(HeapTuple tuple);
 extern void mrs_row_free(MrsRow *row);
