@@ -121,6 +121,8 @@ extern void mr_stream_row_update(Relation catrel, HeapTuple tup, Datum *values,
 /* ---------- mr_stream_shmem.c ---------- */
 
 extern bool mr_stream_preloaded;
+extern int	mr_stream_start_retries;
+extern int	mr_stream_retry_max_delay;
 extern void mr_stream_init(void);
 extern void mr_stream_wake_launcher(void);
 

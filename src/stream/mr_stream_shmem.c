@@ -40,6 +40,7 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/pg_lsn.h"
 
 #include "mr_stream.h"
@@ -66,6 +67,8 @@ typedef struct MrStreamShared
 } MrStreamShared;
 
 bool		mr_stream_preloaded = false;
+int			mr_stream_start_retries = 5;
+int			mr_stream_retry_max_delay = 60;
 
 static MrStreamShared *mr_shared = NULL;
 static MrStreamEntry *my_entry = NULL;
@@ -393,6 +396,22 @@ mr_stream_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	mr_stream_preloaded = true;
+
+	/* a stream's worker that keeps stopping (mr_stream_worker.c) */
+	DefineCustomIntVariable("match_recognize.stream_start_retries",
+							"How many times in a row a stream's worker may stop before it made progress.",
+							"At this count the stream is marked failed instead of being started again.",
+							&mr_stream_start_retries,
+							5, 1, 1000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("match_recognize.stream_retry_max_delay",
+							"Longest wait before a stream's worker is started again after it stopped.",
+							"The wait doubles from one second with each stop in a row, up to this.",
+							&mr_stream_retry_max_delay,
+							60, 0, 3600,
+							PGC_SIGHUP, GUC_UNIT_S,
+							NULL, NULL, NULL);
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = mr_stream_shmem_request;

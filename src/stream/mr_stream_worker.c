@@ -192,6 +192,184 @@ record_error(const char *msg)
 	CommitTransactionCommand();
 }
 
+/* ---------- starts, retries and failure ---------- */
+
+/*
+ * A worker that stops before it made progress (an error, a crash, a kill)
+ * is started again by the launcher; each start counts in the catalog row's
+ * start_failures, written and committed before anything that could fail,
+ * so that a crash counts too.  The n-th start in a row waits
+ * min(2^(n-2) s, match_recognize.stream_retry_max_delay) first; at
+ * match_recognize.stream_start_retries the stream is marked failed with the
+ * last error instead of being started again: nothing the stream's owner
+ * can write to its state makes the worker loop.  Progress (a committed
+ * transaction of the source processed, or catching up with the WAL) sets
+ * the count back to zero.
+ */
+static void
+set_columns(Relation catrel, HeapTuple tup, int n, const int *attnums, const Datum *vals)
+{
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+	int			i;
+
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	for (i = 0; i < n; i++)
+	{
+		values[attnums[i] - 1] = vals[i];
+		repl[attnums[i] - 1] = true;
+	}
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+}
+
+static HeapTuple open_stream(Relation *catrel, bool *busy);
+static CycleResult stream_gone(void);
+
+/* wait ms, or less when the stream is being dropped or the server stops */
+static void
+retry_wait(long ms)
+{
+	TimestampTz until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), ms);
+
+	while (!mr_stream_stop_requested())
+	{
+		long		left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), until);
+
+		if (left <= 0)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 left, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Before the first cycle: count this start, or give up.  Returns
+ * CYCLE_MORE to go on with init_cycle, CYCLE_STOPPED when the stream is
+ * (now) failed, CYCLE_EXIT when it is gone, CYCLE_BUSY to try again.
+ */
+static CycleResult
+start_attempt(void)
+{
+	MrsStream  *s = MyStream;
+	Relation	catrel;
+	HeapTuple	tup;
+	bool		busy;
+	int32		failures;
+	bool		isnull;
+	Datum		d;
+	char	   *state;
+	int			attnums[3];
+	Datum		vals[3];
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	tup = open_stream(&catrel, &busy);
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return CYCLE_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	state = mr_stream_row_text(catrel, tup, Anum_mrs_state);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_start_failures, &isnull);
+	failures = isnull ? 0 : Max(DatumGetInt32(d), 0);
+	if (strcmp(state, "failed") == 0)
+	{
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		return CYCLE_MORE;		/* init_cycle waits for the drop */
+	}
+	if (failures >= mr_stream_start_retries)
+	{
+		char	   *last = mr_stream_row_text(catrel, tup, Anum_mrs_last_error);
+		char	   *why = psprintf("the worker stopped %d times in a row before it made progress, "
+								   "so it is not started again; the last error: %s",
+								   failures, last ? last : "none recorded (the worker crashed or was killed)");
+
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("match_recognize stream %d failed: %s", s->id, why)));
+		attnums[0] = Anum_mrs_state;
+		vals[0] = CStringGetTextDatum("failed");
+		attnums[1] = Anum_mrs_last_error;
+		vals[1] = CStringGetTextDatum(why);
+		set_columns(catrel, tup, 2, attnums, vals);
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		s->stopped = true;
+		s->initialized = true;
+		s->attempted = true;
+		return CYCLE_STOPPED;
+	}
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	if (failures > 0)
+	{
+		long		delay = 1000L << Min(failures - 1, 20);
+
+		retry_wait(Min(delay, (long) mr_stream_retry_max_delay * 1000L));
+		if (mr_stream_stop_requested())
+			proc_exit(0);
+	}
+
+	/* this start counts until the worker makes progress */
+	StartTransactionCommand();
+	tup = open_stream(&catrel, &busy);
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return CYCLE_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	attnums[0] = Anum_mrs_start_failures;
+	vals[0] = Int32GetDatum(failures + 1);
+	set_columns(catrel, tup, 1, attnums, vals);
+	s->start_failures = failures + 1;
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return CYCLE_MORE;
+}
+
+/* the worker made progress: its start counts no more */
+static void
+progress_made(void)
+{
+	MrsStream  *s = MyStream;
+	Relation	catrel;
+	HeapTuple	tup;
+	bool		busy;
+	int			attnum = Anum_mrs_start_failures;
+	Datum		zero = Int32GetDatum(0);
+
+	s->made_progress = true;
+	if (s->start_failures == 0)
+		return;
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	tup = open_stream(&catrel, &busy);
+	if (tup != NULL)
+	{
+		set_columns(catrel, tup, 1, &attnum, &zero);
+		s->start_failures = 0;
+		table_close(catrel, NoLock);
+	}
+	if (ActiveSnapshotSet())
+		PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
 /* ---------- helpers of a cycle ---------- */
 
 /* the owner may still read the source, as create_stream checked */
@@ -432,6 +610,7 @@ init_cycle(void)
 		elog(ERROR, "SPI_connect failed");
 	mrs_setup(catrel, tup);
 	mrs_load_state(catrel, tup);
+	s->start_lsn = s->last_lsn;
 	check_source_access();
 	mrs_decoder_start();
 	s->mode = MRS_NORMAL;
@@ -441,6 +620,7 @@ init_cycle(void)
 		mrs_backfill();
 		s->state = "running";
 		process(catrel, tup);	/* writes the first checkpoint */
+		s->backfill_done = true;
 	}
 	else
 	{
@@ -486,6 +666,14 @@ cycle(void)
 	HeapTuple	tup;
 
 	MemoryContextReset(s->cyclecxt);
+	if (!s->attempted)
+	{
+		CycleResult r = start_attempt();
+
+		if (r != CYCLE_MORE)
+			return r;
+		s->attempted = true;
+	}
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	if (!s->initialized)
@@ -608,6 +796,10 @@ mr_stream_worker_main(Datum arg)
 		MemoryContextSwitchTo(old);
 		if (r == CYCLE_EXIT)
 			proc_exit(0);
+		if (!MyStream->made_progress && MyStream->initialized && !MyStream->stopped &&
+			MyStream->mode == MRS_NORMAL &&
+			(r == CYCLE_IDLE || MyStream->backfill_done || MyStream->last_lsn > MyStream->start_lsn))
+			progress_made();
 		if (r == CYCLE_MORE)
 			continue;
 		wait_ms = r == CYCLE_STOPPED ? MRS_STOPPED_MS : r == CYCLE_BUSY ? MRS_BUSY_MS : MRS_IDLE_MS;

@@ -320,6 +320,13 @@ typedef struct MrsStream
 	TimestampTz catalog_at;		/* when the catalog row was last written */
 	bool		initialized;
 	bool		stopped;		/* failed: waits to be dropped */
+
+	/* starts and retries (mr_stream_worker.c) */
+	bool		attempted;		/* this start is counted */
+	int32		start_failures; /* the catalog's count, this start included */
+	XLogRecPtr	start_lsn;		/* last_lsn committed when the worker started */
+	bool		backfill_done;	/* this worker committed the backfill */
+	bool		made_progress;	/* the count was set back to zero */
 } MrsStream;
 
 /*
