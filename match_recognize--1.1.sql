@@ -258,3 +258,9 @@ ALTER TABLE match_recognize_stream
 
 COMMENT ON COLUMN match_recognize_stream.start_failures IS
 'how many times in a row the worker stopped (an error or a crash) before it made progress; at 5 the stream is failed';
+
+ALTER TABLE match_recognize_stream
+	ADD COLUMN confirmed_lsn pg_lsn;
+
+COMMENT ON COLUMN match_recognize_stream.confirmed_lsn IS
+'how far the worker may confirm the stream''s replication slot, written before it does: a slot found further on was moved by someone else';

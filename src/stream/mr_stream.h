@@ -85,6 +85,7 @@ enum
 	Anum_mrs_checkpoint_state,
 	Anum_mrs_checkpointed_at,
 	Anum_mrs_start_failures,	/* the worker's columns (at the end) */
+	Anum_mrs_confirmed_lsn,
 	Natts_mrs
 };
 
