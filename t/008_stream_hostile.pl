@@ -127,12 +127,81 @@ my $log = slurp_file($node->logfile);
 unlike($log, qr/terminated by signal/, 'no backend crashed');
 unlike($log, qr/all server processes terminated/, 'the server never restarted');
 
+# Slot tampering: another REPLICATION role moves a stream's slot while no
+# worker holds it (here: between a worker's end and the next start), or
+# drops it and makes another under the same name.  The changes skipped
+# would be lost silently: the stream must fail and say what happened.
+$node->safe_psql('postgres', q{
+CREATE ROLE other LOGIN REPLICATION;
+});
+my %tamper = (
+	advanced => q{PERFORM pg_replication_slot_advance(slot, pg_current_wal_lsn())},
+	recreated => q{PERFORM pg_drop_replication_slot(slot);
+		PERFORM pg_create_logical_replication_slot(slot, 'match_recognize')},
+	replaced => q{PERFORM pg_drop_replication_slot(slot);
+		PERFORM pg_create_logical_replication_slot(slot, 'pgoutput')},
+);
+for my $s (sort keys %tamper)
+{
+	$node->safe_psql('postgres', qq{
+SET ROLE evil;
+SET client_min_messages = warning;
+SELECT match_recognize_create_stream('$s', \$q\$$query\$q\$, 10::bigint);
+SELECT match_recognize_wait_stream('$s');
+});
+}
+$node->safe_psql('postgres', 'INSERT INTO src SELECT g % 3, g, g % 4 FROM generate_series(121, 130) g');
+for my $s (sort keys %tamper)
+{
+	ok($node->poll_query_until('postgres', "SELECT match_recognize_wait_stream('$s', '5 seconds')", 't'),
+		"$s: caught up");
+	my $slot = $node->safe_psql('postgres', "SELECT slot_name FROM match_recognize_stream WHERE name = 'public.$s'");
+	# the worker goes, rows arrive, and the slot is moved before the next
+	# worker takes it (the launcher waits two seconds)
+	$node->safe_psql('postgres', qq{
+SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '$slot';
+INSERT INTO src SELECT g % 3, g, g % 4 FROM generate_series(131, 140) g;
+SET ROLE other;
+DO \$\$
+DECLARE slot name := '$slot';
+BEGIN
+	FOR i IN 1 .. 500 LOOP
+		BEGIN
+			$tamper{$s};
+			RETURN;
+		EXCEPTION WHEN object_in_use THEN
+			PERFORM pg_sleep(0.01);
+		END;
+	END LOOP;
+	RAISE 'the slot stayed busy';
+END \$\$;
+});
+	ok($node->poll_query_until('postgres',
+		"SELECT state = 'failed' FROM match_recognize_streams WHERE name = 'public.$s'"),
+		"$s: the stream fails");
+	my $err = $node->safe_psql('postgres',
+		"SELECT last_error FROM match_recognize_streams WHERE name = 'public.$s'");
+	if ($s eq 'replaced')
+	{
+		like($err, qr/the replication slot "\Q$slot\E" is not the one the stream created: it is a logical slot of plugin "pgoutput"/,
+			"$s: says the slot is another one");
+	}
+	else
+	{
+		like($err, qr{the replication slot "\Q$slot\E" was moved to [0-9A-F]+/[0-9A-F]+ while no worker held it .* but the stream had let it go only up to [0-9A-F]+/[0-9A-F]+, so the changes committed in between were skipped},
+			"$s: says where the slot was moved and how far the stream had let it go");
+	}
+}
+is($node->safe_psql('postgres', "SELECT state FROM match_recognize_streams WHERE name = 'public.healthy'"),
+	'running', 'the stream whose worker was only restarted runs on');
+
 # a failed stream's worker waits for the drop; the drop works
 for my $d (@damage)
 {
 	$node->safe_psql('postgres', "SET ROLE evil; SELECT match_recognize_drop_stream('$d->[0]')");
 }
-$node->safe_psql('postgres', "SET ROLE evil; SELECT match_recognize_drop_stream('healthy')");
+$node->safe_psql('postgres', "SET ROLE evil; SELECT match_recognize_drop_stream('$_')")
+	for ('healthy', sort keys %tamper);
 is($node->safe_psql('postgres', "SELECT count(*) FROM pg_replication_slots"), '0', 'every slot dropped');
 
 $node->stop;

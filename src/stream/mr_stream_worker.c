@@ -150,6 +150,10 @@ mrs_save(Relation catrel, HeapTuple tup, const char *error)
 		if (s->last_commit_time != 0)
 			SETV(Anum_mrs_last_commit_time, TimestampTzGetDatum(s->last_commit_time));
 		(void) mrs_checkpoint_columns(values, nulls, repl);
+		/* how far after_commit may confirm the slot (mrs_confirm) */
+		s->confirm_pending = Max(s->confirm_limit, mrs_confirmable());
+		if (!XLogRecPtrIsInvalid(s->confirm_pending))
+			SETV(Anum_mrs_confirmed_lsn, LSNGetDatum(s->confirm_pending));
 	}
 #undef SETV
 	mr_stream_row_update(catrel, tup, values, nulls, repl);
@@ -461,6 +465,27 @@ close_stream(Relation catrel)
 	CommitTransactionCommand();
 }
 
+/*
+ * Is the position the slot may be confirmed to (mrs_confirmable) far
+ * enough past confirmed_lsn to write the catalog row for it?  An idle
+ * stream in a busy cluster then writes its row every MRS_CONFIRM_MS at
+ * most, or at once past MRS_CONFIRM_BYTES of WAL its slot holds for
+ * nothing.
+ */
+#define MRS_CONFIRM_MS		10000
+#define MRS_CONFIRM_BYTES	(16 * 1024 * 1024)
+static bool
+confirm_behind(void)
+{
+	MrsStream  *s = MyStream;
+	XLogRecPtr	target = mrs_confirmable();
+
+	if (XLogRecPtrIsInvalid(target) || target <= s->confirm_limit)
+		return false;
+	return target - s->confirm_limit >= MRS_CONFIRM_BYTES ||
+		TimestampDifferenceExceeds(s->catalog_at, GetCurrentTimestamp(), MRS_CONFIRM_MS);
+}
+
 /* steps 3-6 of a cycle (see the file's comment) */
 static void
 process(Relation catrel, HeapTuple tup)
@@ -494,6 +519,9 @@ process(Relation catrel, HeapTuple tup)
 	}
 	if (mrs_checkpoint_due())
 		mrs_checkpoint();
+	/* the slot may go further than confirmed_lsn says: say so, now and then */
+	if (confirm_behind())
+		s->catalog_dirty = true;
 	if (s->wrote || s->cp_wanted || s->failing ||
 		(s->catalog_dirty &&
 		 TimestampDifferenceExceeds(s->catalog_at, GetCurrentTimestamp(), MRS_CATALOG_MS)))
@@ -512,6 +540,8 @@ after_commit(bool processed)
 	s->wrote = false;
 	if (s->mode != MRS_NORMAL)
 		return;
+	if (s->confirm_pending > s->confirm_limit)
+		s->confirm_limit = s->confirm_pending;
 	mrs_confirm();
 	if (processed || !s->cycle_relevant)
 		mr_stream_report_progress(s->decoded_upto);
@@ -545,12 +575,21 @@ stopped_cycle(void)
  * The slot was dropped behind the stream's back: changes may be missed.
  * Only the state and the error are written (the rest was not loaded).
  */
+static CycleResult fail_at_start(Relation catrel, HeapTuple tup, const char *error);
+
 static CycleResult
 slot_lost(Relation catrel, HeapTuple tup)
 {
+	return fail_at_start(catrel, tup,
+						 psprintf("the replication slot \"%s\" of the stream was dropped, so changes may have been missed; "
+								  "drop the stream and create it again", MyStream->slot_name));
+}
+
+/* the stream cannot go on: state failed, with why (the rest was not loaded) */
+static CycleResult
+fail_at_start(Relation catrel, HeapTuple tup, const char *error)
+{
 	MrsStream  *s = MyStream;
-	char	   *error = psprintf("the replication slot \"%s\" of the stream was dropped, so changes may have been missed; "
-								 "drop the stream and create it again", s->slot_name);
 	Datum		values[Natts_mrs - 1];
 	bool		nulls[Natts_mrs - 1];
 	bool		repl[Natts_mrs - 1];
@@ -568,6 +607,8 @@ slot_lost(Relation catrel, HeapTuple tup)
 	repl[Anum_mrs_updated_at - 1] = true;
 	mr_stream_row_update(catrel, tup, values, nulls, repl);
 	s->stopped = true;
+	s->initialized = true;
+	(void) SPI_finish();		/* if init_cycle connected */
 	table_close(catrel, NoLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -582,6 +623,9 @@ init_cycle(void)
 	Relation	catrel;
 	bool		busy;
 	HeapTuple	tup = open_stream(&catrel, &busy);
+	const char *tampered;
+	bool		isnull;
+	Datum		d;
 
 	if (busy)
 	{
@@ -611,8 +655,12 @@ init_cycle(void)
 	mrs_setup(catrel, tup);
 	mrs_load_state(catrel, tup);
 	s->start_lsn = s->last_lsn;
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_confirmed_lsn, &isnull);
+	s->confirm_limit = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
 	check_source_access();
-	mrs_decoder_start();
+	tampered = mrs_decoder_start();
+	if (tampered != NULL)
+		return fail_at_start(catrel, tup, tampered);
 	s->mode = MRS_NORMAL;
 	if (!s->backfilled)
 	{

@@ -309,6 +309,8 @@ typedef struct MrsStream
 	/* the decoding session (mr_stream_decoder.c) */
 	XLogRecPtr	decoded_upto;	/* the reader's position */
 	XLogRecPtr	last_confirmed;
+	XLogRecPtr	confirm_limit;	/* confirmed_lsn as committed */
+	XLogRecPtr	confirm_pending;	/* ... as written in this transaction */
 	bool		failing;		/* the source lost its append-only property */
 	char	   *fail_msg;
 	int64		cycle_rows;		/* rows taken in this cycle */
@@ -432,7 +434,7 @@ extern void mrs_table_update(Relation rel, ItemPointer tid, HeapTuple tup);
 extern void mrs_table_delete(Relation rel, ItemPointer tid);
 
 /* mr_stream_decoder.c */
-extern void mrs_decoder_start(void);
+extern const char *mrs_decoder_start(void);
 extern void mrs_decode(void);
 extern bool mrs_wal_available(void);
 extern void mrs_confirm(void);
