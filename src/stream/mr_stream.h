@@ -122,14 +122,14 @@ extern void mr_stream_row_update(Relation catrel, HeapTuple tup, Datum *values,
 /* ---------- mr_stream_shmem.c ---------- */
 
 extern bool mr_stream_preloaded;
-extern int	mr_stream_start_retries;
-extern int	mr_stream_retry_max_delay;
 extern void mr_stream_init(void);
 extern void mr_stream_wake_launcher(void);
 
 /* a worker's entry (mr_stream_attach at start, released at exit) */
 extern bool mr_stream_attach(const char *slot);
 extern bool mr_stream_stop_requested(void);
+extern int	mr_stream_login_begin(void);
+extern void mr_stream_login_done(void);
 extern void mr_stream_report_progress(XLogRecPtr lsn);
 extern void mr_stream_report_backfill(int64 rows, int64 total);
 
@@ -140,6 +140,7 @@ extern void mr_stream_cancel_stop(const char *slot);
 extern bool mr_stream_stopping(const char *slot);
 
 /* the launcher's view */
+extern bool mr_stream_worker_running(const char *slot);
 extern void mr_stream_launcher_attach(void);
 extern void mr_stream_launcher_detach(void);
 

@@ -40,7 +40,6 @@
 #include "storage/proc.h"
 #include "storage/shmem.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/pg_lsn.h"
 
 #include "mr_stream.h"
@@ -53,6 +52,7 @@ typedef struct MrStreamEntry
 	pid_t		pid;			/* the worker, 0 when none */
 	Latch	   *latch;
 	bool		stop;			/* drop_stream: release the slot and exit */
+	int			login_fails;	/* workers in a row that could not log in */
 	pg_atomic_uint64 done_upto;
 	pg_atomic_uint64 backfill_rows;
 	pg_atomic_uint64 backfill_total;
@@ -67,8 +67,6 @@ typedef struct MrStreamShared
 } MrStreamShared;
 
 bool		mr_stream_preloaded = false;
-int			mr_stream_start_retries = 5;
-int			mr_stream_retry_max_delay = 60;
 
 static MrStreamShared *mr_shared = NULL;
 static MrStreamEntry *my_entry = NULL;
@@ -152,6 +150,7 @@ new_entry(const char *slot)
 			e->pid = 0;
 			e->latch = NULL;
 			e->stop = false;
+			e->login_fails = 0;
 			pg_atomic_write_u64(&e->done_upto, 0);
 			pg_atomic_write_u64(&e->backfill_rows, 0);
 			pg_atomic_write_u64(&e->backfill_total, 0);
@@ -171,8 +170,11 @@ entry_release(int code, Datum arg)
 	LWLockAcquire(mr_shared->lock, LW_EXCLUSIVE);
 	my_entry->pid = 0;
 	my_entry->latch = NULL;
-	/* a stop request outlives the worker: drop_stream clears it */
-	if (!my_entry->stop)
+	/*
+	 * A stop request outlives the worker: drop_stream clears it; so does
+	 * the count of workers that could not log in (mr_stream_login_begin).
+	 */
+	if (!my_entry->stop && my_entry->login_fails == 0)
 		my_entry->slot[0] = '\0';
 	LWLockRelease(mr_shared->lock);
 	my_entry = NULL;
@@ -210,6 +212,31 @@ mr_stream_attach(const char *slot)
 		return false;
 	on_shmem_exit(entry_release, (Datum) 0);
 	return true;
+}
+
+/*
+ * The worker is about to log in as the stream's owner, which ends the
+ * process (FATAL) when the owner was dropped or cannot log in: count the
+ * attempt until mr_stream_login_done.  Returns how many attempts before
+ * this one did not get through.
+ */
+int
+mr_stream_login_begin(void)
+{
+	int			n;
+
+	LWLockAcquire(mr_shared->lock, LW_EXCLUSIVE);
+	n = my_entry->login_fails++;
+	LWLockRelease(mr_shared->lock);
+	return n;
+}
+
+void
+mr_stream_login_done(void)
+{
+	LWLockAcquire(mr_shared->lock, LW_EXCLUSIVE);
+	my_entry->login_fails = 0;
+	LWLockRelease(mr_shared->lock);
 }
 
 bool
@@ -306,6 +333,22 @@ mr_stream_stopping(const char *slot)
 
 /* ---------- the launcher ---------- */
 
+/* does a worker hold the entry of slot (one a previous launcher started)? */
+bool
+mr_stream_worker_running(const char *slot)
+{
+	MrStreamEntry *e;
+	bool		running;
+
+	if (mr_shared == NULL)
+		return false;
+	LWLockAcquire(mr_shared->lock, LW_SHARED);
+	e = find_entry(slot);
+	running = e != NULL && e->pid != 0;
+	LWLockRelease(mr_shared->lock);
+	return running;
+}
+
 void
 mr_stream_wake_launcher(void)
 {
@@ -396,22 +439,6 @@ mr_stream_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	mr_stream_preloaded = true;
-
-	/* a stream's worker that keeps stopping (mr_stream_worker.c) */
-	DefineCustomIntVariable("match_recognize.stream_start_retries",
-							"How many times in a row a stream's worker may stop before it made progress.",
-							"At this count the stream is marked failed instead of being started again.",
-							&mr_stream_start_retries,
-							5, 1, 1000,
-							PGC_SIGHUP, 0,
-							NULL, NULL, NULL);
-	DefineCustomIntVariable("match_recognize.stream_retry_max_delay",
-							"Longest wait before a stream's worker is started again after it stopped.",
-							"The wait doubles from one second with each stop in a row, up to this.",
-							&mr_stream_retry_max_delay,
-							60, 0, 3600,
-							PGC_SIGHUP, GUC_UNIT_S,
-							NULL, NULL, NULL);
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = mr_stream_shmem_request;

@@ -61,6 +61,7 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/pg_authid.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -71,6 +72,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -80,6 +82,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
 typedef enum CycleResult
@@ -762,6 +765,137 @@ cycle(void)
 
 /* ---------- the process ---------- */
 
+/*
+ * A worker logs in as the stream's owner; when the owner was dropped or
+ * cannot log in (NOLOGIN), that ends the process before it can say why.
+ * After MRS_LOGIN_TRIES such workers in a row, the next one logs in as the
+ * bootstrap superuser instead, runs nothing of the stream (no user code:
+ * only the catalogs), marks the stream failed with the reason, and waits:
+ * for the owner to be able to log in again (the stream is then started
+ * again) or for the stream to be dropped.
+ */
+#define MRS_LOGIN_TRIES		3
+#define MRS_LOGIN_CHECK_MS	2000
+
+/* why the owner cannot log in, or NULL when it can now */
+static char *
+owner_problem(void)
+{
+	MrsStream  *s = MyStream;
+	HeapTuple	rtup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(s->owner));
+	char	   *why = NULL;
+
+	if (!HeapTupleIsValid(rtup))
+		return psprintf("the stream's owner (role %u) was dropped, so its worker cannot log in; "
+						"drop the stream", s->owner);
+	if (!((Form_pg_authid) GETSTRUCT(rtup))->rolcanlogin)
+		why = psprintf("the stream's owner \"%s\" cannot log in (NOLOGIN), so its worker cannot run; "
+					   "ALTER ROLE %s LOGIN starts the stream again",
+					   NameStr(((Form_pg_authid) GETSTRUCT(rtup))->rolname),
+					   quote_identifier(NameStr(((Form_pg_authid) GETSTRUCT(rtup))->rolname)));
+	ReleaseSysCache(rtup);
+	return why;
+}
+
+/*
+ * Under the stream's row: set state and error (when state is not NULL, and
+ * the stream is not failed already; *wrote says whether it was written),
+ * or find the stream gone (false: its slot is dropped then).
+ */
+static bool
+login_mark(const char *state, const char *error, bool *wrote)
+{
+	Relation	catrel;
+	HeapTuple	tup;
+	bool		busy;
+	int			attnums[2] = {Anum_mrs_state, Anum_mrs_last_error};
+	Datum		vals[2];
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	tup = open_stream(&catrel, &busy);
+	if (tup == NULL && !busy)
+	{
+		(void) stream_gone();	/* commits */
+		return false;
+	}
+	if (tup != NULL)
+	{
+		if (state != NULL && strcmp(mr_stream_row_text(catrel, tup, Anum_mrs_state), "failed") != 0)
+		{
+			vals[0] = CStringGetTextDatum(state);
+			vals[1] = CStringGetTextDatum(error);
+			set_columns(catrel, tup, 2, attnums, vals);
+			*wrote = true;
+		}
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+	}
+	CommitTransactionCommand();
+	return true;
+}
+
+static void
+login_report(void)
+{
+	MrsStream  *s = MyStream;
+	char	   *why;
+	bool		marked = false;
+	bool		warned = false;
+	int			attnums[2] = {Anum_mrs_state, Anum_mrs_last_error};
+	Datum		vals[2];
+
+	BackgroundWorkerInitializeConnectionByOid(s->dboid, InvalidOid, 0);
+	pgstat_report_appname(psprintf("match_recognize stream %d (cannot log in)", s->id));
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (mr_stream_stop_requested())
+			proc_exit(0);
+		StartTransactionCommand();
+		why = owner_problem();
+		if (why != NULL)
+			why = MemoryContextStrdup(TopMemoryContext, why);
+		if (why == NULL && marked)
+		{
+			/* the owner can log in again: a normal worker takes over */
+			Relation	catrel;
+			bool		busy;
+			HeapTuple	tup = open_stream(&catrel, &busy);
+
+			if (tup != NULL)
+			{
+				vals[0] = CStringGetTextDatum("starting");
+				vals[1] = CStringGetTextDatum("the stream's owner could log in again");
+				set_columns(catrel, tup, 2, attnums, vals);
+				table_close(catrel, NoLock);
+				marked = false;
+			}
+			if (ActiveSnapshotSet())
+				PopActiveSnapshot();
+		}
+		CommitTransactionCommand();
+		if (why == NULL && !marked)
+		{
+			mr_stream_login_done();
+			proc_exit(1);
+		}
+		if (why != NULL && !login_mark(marked ? NULL : "failed", why, &marked))
+			proc_exit(0);		/* the stream is gone, its slot too */
+		if (marked && !warned)
+		{
+			ereport(WARNING,
+					(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
+					 errmsg("match_recognize stream %d failed: %s", s->id, why)));
+			warned = true;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 MRS_LOGIN_CHECK_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
 static void
 worker_init(void)
 {
@@ -777,7 +911,13 @@ worker_init(void)
 	pqsignal(SIGTERM, die);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
+	/* drop_stream is stopping this stream: leave its slot alone */
+	if (!mr_stream_attach(s->slot_name))
+		proc_exit(0);
+	if (mr_stream_login_begin() >= MRS_LOGIN_TRIES)
+		login_report();			/* does not return */
 	BackgroundWorkerInitializeConnectionByOid(s->dboid, s->owner, 0);
+	mr_stream_login_done();
 	pgstat_report_appname(psprintf("match_recognize stream %d", s->id));
 
 	s->cxt = AllocSetContextCreate(TopMemoryContext, "match_recognize stream",
@@ -800,9 +940,6 @@ void
 mr_stream_worker_main(Datum arg)
 {
 	worker_init();
-	/* drop_stream is stopping this stream: leave its slot alone */
-	if (!mr_stream_attach(MyStream->slot_name))
-		proc_exit(0);
 
 	for (;;)
 	{
