@@ -68,6 +68,7 @@
 #include "postmaster/interrupt.h"
 #include "replication/slot.h"
 #include "storage/ipc.h"
+#include "storage/spin.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
@@ -164,6 +165,9 @@ mrs_save(Relation catrel, HeapTuple tup, const char *error)
 	s->catalog_at = GetCurrentTimestamp();
 }
 
+static uint64 held_wal(void);
+static void warn_held_wal(uint64 held, int64 bound, const char *state);
+
 static void
 record_error(const char *msg)
 {
@@ -197,6 +201,7 @@ record_error(const char *msg)
 	}
 	PopActiveSnapshot();
 	CommitTransactionCommand();
+	warn_held_wal(held_wal(), s->max_held_wal, "error");
 }
 
 /* ---------- starts, retries and failure ---------- */
@@ -553,6 +558,100 @@ after_commit(bool processed)
 
 /* ---------- cycles ---------- */
 
+/* ---------- the WAL a stream's slot holds ---------- */
+
+#define MRS_WAL_WARN_MS		60000	/* warn about held WAL this often at most */
+static TimestampTz last_wal_warning = 0;
+
+static char *
+size_text(uint64 bytes)
+{
+	return TextDatumGetCString(DirectFunctionCall1(pg_size_pretty, Int64GetDatum((int64) bytes)));
+}
+
+/* the WAL the stream's slot holds, in bytes (0: no slot) */
+static uint64
+held_wal(void)
+{
+	ReplicationSlot *slot = MyReplicationSlot;
+	XLogRecPtr	restart = InvalidXLogRecPtr;
+	XLogRecPtr	end = GetXLogWriteRecPtr();
+
+	if (slot == NULL)
+	{
+		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+		slot = SearchNamedReplicationSlot(MyStream->slot_name, false);
+		if (slot != NULL)
+		{
+			SpinLockAcquire(&slot->mutex);
+			restart = slot->data.restart_lsn;
+			SpinLockRelease(&slot->mutex);
+		}
+		LWLockRelease(ReplicationSlotControlLock);
+	}
+	else
+		restart = slot->data.restart_lsn;
+	return XLogRecPtrIsInvalid(restart) || end <= restart ? 0 : end - restart;
+}
+
+/*
+ * Past the stream's max_held_wal, the WAL its slot holds is logged (once a
+ * minute at most): a running stream stores rows at half of it, so more
+ * means that it is far behind, or that it cannot go on (error, failed).
+ */
+static void
+warn_held_wal(uint64 held, int64 bound, const char *state)
+{
+	if (bound <= 0 || held <= (uint64) bound ||
+		!TimestampDifferenceExceeds(last_wal_warning, GetCurrentTimestamp(), MRS_WAL_WARN_MS))
+		return;
+	last_wal_warning = GetCurrentTimestamp();
+	ereport(WARNING,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("match_recognize stream %d (%s) holds %s of WAL in its replication slot \"%s\", more than its max_held_wal (%s)",
+					MyStream->id, state, size_text(held), MyStream->slot_name, size_text(bound)),
+			 strcmp(state, "failed") == 0
+			 ? errhint("A failed stream gives up its slot past its max_held_wal; drop the stream.")
+			 : errhint("See the state and last_error of the stream in match_recognize_streams.")));
+}
+
+/*
+ * A failed stream keeps its slot (and the WAL from its last position on)
+ * until the WAL held exceeds its max_held_wal (0: forever); then it gives
+ * the slot up, says so in last_error, and its worker ends.  A failed stream
+ * cannot be resumed, so the slot only kept the changes for inspection.
+ */
+static bool
+failed_gives_up_slot(Relation catrel, HeapTuple tup)
+{
+	MrsStream  *s = MyStream;
+	bool		isnull;
+	Datum		d = mr_stream_row_get(catrel, tup, Anum_mrs_max_held_wal, &isnull);
+	int64		bound = isnull ? 0 : DatumGetInt64(d);
+	uint64		held = held_wal();
+	char	   *last;
+	int			attnums[1] = {Anum_mrs_last_error};
+	Datum		vals[1];
+
+	if (bound <= 0 || held <= (uint64) bound)
+		return false;
+	last = mr_stream_row_text(catrel, tup, Anum_mrs_last_error);
+	vals[0] = CStringGetTextDatum(psprintf("%s; its replication slot was dropped when it held %s of WAL, "
+										   "more than its max_held_wal (%s)",
+										   last ? last : "failed", size_text(held), size_text(bound)));
+	set_columns(catrel, tup, 1, attnums, vals);
+	ereport(WARNING,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("match_recognize stream %d is failed and its replication slot \"%s\" held %s of WAL, more than its max_held_wal (%s): dropping the slot",
+					s->id, s->slot_name, size_text(held), size_text(bound))));
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	/* the launcher is not to start a worker to find out where it went */
+	mr_stream_mark_dropped(s->slot_name);
+	mr_stream_drop_slot(s->slot_name);
+	return true;
+}
+
 /* a failed stream's worker waits for the stream to be dropped */
 static CycleResult
 stopped_cycle(void)
@@ -560,6 +659,7 @@ stopped_cycle(void)
 	Relation	catrel;
 	bool		busy;
 	HeapTuple	tup = open_stream(&catrel, &busy);
+	bool		gave_up;
 
 	if (busy)
 	{
@@ -568,10 +668,11 @@ stopped_cycle(void)
 	}
 	if (tup == NULL)
 		return stream_gone();
+	gave_up = failed_gives_up_slot(catrel, tup);
 	table_close(catrel, NoLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
-	return CYCLE_STOPPED;
+	return gave_up ? CYCLE_EXIT : CYCLE_STOPPED;
 }
 
 /*
@@ -756,6 +857,7 @@ cycle(void)
 	check_source_access();
 	mrs_check_source();
 	process(catrel, tup);
+	warn_held_wal(held_wal(), s->max_held_wal, s->state);
 	close_stream(catrel);
 	after_commit(true);
 	if (s->stopped)
