@@ -30,6 +30,7 @@
 
 #include "access/htup.h"
 #include "access/xlogdefs.h"
+#include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
@@ -132,6 +133,7 @@ extern int	mr_stream_login_begin(void);
 extern void mr_stream_login_done(void);
 extern void mr_stream_report_progress(XLogRecPtr lsn);
 extern void mr_stream_report_backfill(int64 rows, int64 total);
+extern void mr_stream_report_caught_up(TimestampTz t);
 
 /* drop_stream: ask the worker of a slot to release it and exit */
 extern void mr_stream_request_stop(const char *slot);

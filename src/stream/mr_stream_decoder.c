@@ -385,6 +385,9 @@ mrs_decode(void)
 	PG_END_TRY();
 	InvalidateSystemCaches();
 	s->decoded_upto = dec.ctx->reader->EndRecPtr;
+	/* everything flushed when the read began is read (lag, see the view) */
+	if (s->decoded_upto >= end_of_wal)
+		s->caught_up_at = start;
 }
 
 /* move the slot's confirmed position as far as the durable state allows */

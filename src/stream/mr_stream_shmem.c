@@ -41,6 +41,7 @@
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/pg_lsn.h"
+#include "utils/timestamp.h"
 
 #include "mr_stream.h"
 
@@ -56,6 +57,7 @@ typedef struct MrStreamEntry
 	pg_atomic_uint64 done_upto;
 	pg_atomic_uint64 backfill_rows;
 	pg_atomic_uint64 backfill_total;
+	pg_atomic_uint64 caught_up_at;	/* TimestampTz: all WAL flushed then is done */
 } MrStreamEntry;
 
 typedef struct MrStreamShared
@@ -117,6 +119,7 @@ mr_stream_shmem_startup(void)
 			pg_atomic_init_u64(&mr_shared->entries[i].done_upto, 0);
 			pg_atomic_init_u64(&mr_shared->entries[i].backfill_rows, 0);
 			pg_atomic_init_u64(&mr_shared->entries[i].backfill_total, 0);
+			pg_atomic_init_u64(&mr_shared->entries[i].caught_up_at, 0);
 		}
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -154,6 +157,7 @@ new_entry(const char *slot)
 			pg_atomic_write_u64(&e->done_upto, 0);
 			pg_atomic_write_u64(&e->backfill_rows, 0);
 			pg_atomic_write_u64(&e->backfill_total, 0);
+			pg_atomic_write_u64(&e->caught_up_at, 0);
 			return e;
 		}
 	}
@@ -205,6 +209,7 @@ mr_stream_attach(const char *slot)
 		pg_atomic_write_u64(&e->done_upto, 0);
 		pg_atomic_write_u64(&e->backfill_rows, 0);
 		pg_atomic_write_u64(&e->backfill_total, 0);
+		pg_atomic_write_u64(&e->caught_up_at, 0);
 		my_entry = e;
 	}
 	LWLockRelease(mr_shared->lock);
@@ -251,6 +256,14 @@ mr_stream_report_progress(XLogRecPtr lsn)
 {
 	if (my_entry != NULL && lsn > pg_atomic_read_u64(&my_entry->done_upto))
 		pg_atomic_write_u64(&my_entry->done_upto, lsn);
+}
+
+/* everything flushed at time t is decoded, and what was the stream's done */
+void
+mr_stream_report_caught_up(TimestampTz t)
+{
+	if (my_entry != NULL && (uint64) t > pg_atomic_read_u64(&my_entry->caught_up_at))
+		pg_atomic_write_u64(&my_entry->caught_up_at, (uint64) t);
 }
 
 void
@@ -376,6 +389,7 @@ mr_stream_launcher_detach(void)
 /* ---------- SQL ---------- */
 
 PG_FUNCTION_INFO_V1(match_recognize_stream_done_lsn);
+PG_FUNCTION_INFO_V1(match_recognize_stream_caught_up);
 PG_FUNCTION_INFO_V1(match_recognize_stream_backfill);
 
 /* match_recognize_stream_done_lsn(slot name) RETURNS pg_lsn */
@@ -396,6 +410,32 @@ match_recognize_stream_done_lsn(PG_FUNCTION_ARGS)
 	if (lsn == InvalidXLogRecPtr)
 		PG_RETURN_NULL();
 	PG_RETURN_LSN(lsn);
+}
+
+/*
+ * match_recognize_stream_caught_up(slot name) RETURNS timestamptz: the
+ * last time at which the running worker had decoded all WAL flushed and
+ * committed what was the stream's (NULL when it is not running): every
+ * change of the source committed before then is done, whatever other
+ * databases wrote since.  The view's lag is measured from it.
+ */
+Datum
+match_recognize_stream_caught_up(PG_FUNCTION_ARGS)
+{
+	Name		slot = PG_GETARG_NAME(0);
+	TimestampTz t = 0;
+	MrStreamEntry *e;
+
+	if (mr_shared == NULL)
+		PG_RETURN_NULL();
+	LWLockAcquire(mr_shared->lock, LW_SHARED);
+	e = find_entry(NameStr(*slot));
+	if (e != NULL && e->pid != 0)
+		t = (TimestampTz) pg_atomic_read_u64(&e->caught_up_at);
+	LWLockRelease(mr_shared->lock);
+	if (t == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(t);
 }
 
 /*

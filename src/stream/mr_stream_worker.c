@@ -552,7 +552,11 @@ after_commit(bool processed)
 		s->confirm_limit = s->confirm_pending;
 	mrs_confirm();
 	if (processed || !s->cycle_relevant)
+	{
 		mr_stream_report_progress(s->decoded_upto);
+		if (s->caught_up_at != 0)
+			mr_stream_report_caught_up(s->caught_up_at);
+	}
 	pgstat_report_stat(false);
 }
 
@@ -816,6 +820,7 @@ cycle(void)
 	Relation	catrel;
 	bool		busy;
 	HeapTuple	tup;
+	TimestampTz now;
 
 	MemoryContextReset(s->cyclecxt);
 	if (!s->attempted)
@@ -833,8 +838,11 @@ cycle(void)
 	if (s->stopped)
 		return stopped_cycle();
 	s->cycle_rows = 0;
+	now = GetCurrentTimestamp();
 	if (mrs_wal_available())
 		mrs_decode();
+	else
+		s->caught_up_at = now;	/* nothing flushed then is unread */
 	/* every transaction up to the checkpoint is in the WAL: all are back */
 	if (s->mode == MRS_REBUILD && !mrs_wal_available())
 		mrs_rebuild_done();

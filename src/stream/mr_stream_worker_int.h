@@ -310,6 +310,7 @@ typedef struct MrsStream
 	XLogRecPtr	decoded_upto;	/* the reader's position */
 	XLogRecPtr	last_confirmed;
 	XLogRecPtr	confirm_limit;	/* confirmed_lsn as committed */
+	TimestampTz caught_up_at;	/* the reader had read all WAL flushed then */
 	XLogRecPtr	confirm_pending;	/* ... as written in this transaction */
 	bool		failing;		/* the source lost its append-only property */
 	char	   *fail_msg;
