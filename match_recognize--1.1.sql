@@ -161,6 +161,14 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION match_recognize_stream_done_lsn(name) IS
 'the WAL position up to which the running worker of the stream with this slot has decoded and committed everything (NULL when it is not running)';
 
+CREATE FUNCTION match_recognize_stream_caught_up(slot name)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'match_recognize_stream_caught_up'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_caught_up(name) IS
+'the last time the running worker of the stream with this slot had read all WAL then flushed and committed what was the stream''s (NULL when it is not running)';
+
 CREATE FUNCTION match_recognize_stream_backfill(slot name, OUT rows bigint, OUT total bigint)
 AS 'MODULE_PATHNAME', 'match_recognize_stream_backfill'
 LANGUAGE C STRICT VOLATILE;
@@ -186,8 +194,11 @@ SELECT s.name,
 	s.rows_pending + s.rows_retained AS rows_buffered,
 	s.watermark,
 	s.max_seen AS max_event_time,
-	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done))::bigint AS lag_bytes,
-	CASE WHEN pg_catalog.pg_current_wal_lsn() > p.done
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		ELSE GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done)) END::bigint AS lag_bytes,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		WHEN p.caught_up IS NOT NULL THEN EXTRACT(epoch FROM pg_catalog.now() - p.caught_up)
+		WHEN pg_catalog.pg_current_wal_lsn() > p.done
 		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
 		ELSE 0 END::double precision AS lag_seconds,
 	a.pid AS worker_pid,
@@ -208,7 +219,8 @@ SELECT s.name,
 FROM match_recognize_stream s
 LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
 CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
-	r.confirmed_flush_lsn, s.last_lsn) AS done) p
+	r.confirmed_flush_lsn, s.last_lsn) AS done,
+	match_recognize_stream_caught_up(s.slot_name) AS caught_up) p
 CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';

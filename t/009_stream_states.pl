@@ -4,7 +4,9 @@
 #    starts again once the owner can log in;
 #  - a stream whose slot was dropped while no worker held it is failed;
 #  - the launcher comes back after it was terminated (SIGTERM), and does
-#    not start a second worker for a stream whose worker still runs.
+#    not start a second worker for a stream whose worker still runs;
+#  - an idle stream that keeps up shows no lag while another database
+#    writes.
 #
 # MR_TAP_EXTRA_CONF is appended to postgresql.conf (for a private install).
 use strict;
@@ -139,6 +141,26 @@ ok($node->poll_query_until('postgres', "SELECT match_recognize_wait_stream('nolo
 is($node->safe_psql('postgres', q{
 SELECT (SELECT count(*) FROM nologin) = (SELECT count(*) FROM plain)}), 't',
 	'with the same output as a stream that never stopped');
+
+# honest lag: another database writes all the time; the idle stream,
+# which keeps up, has no lag (it was measured from its last source commit)
+$node->safe_psql('postgres', 'CREATE DATABASE other');
+$node->safe_psql('other', 'CREATE TABLE w (x int)');
+my $writer = $node->background_psql('other');
+$writer->query_until(qr/started/, q{
+\echo started
+DO $$ BEGIN FOR i IN 1 .. 400 LOOP INSERT INTO w SELECT generate_series(1, 2000); COMMIT; PERFORM pg_sleep(0.02); END LOOP; END $$;
+});
+sleep 3;
+my @lags;
+for (1 .. 5)
+{
+	push @lags, $node->safe_psql('postgres',
+		"SELECT lag_bytes || '/' || lag_seconds FROM match_recognize_streams WHERE name = 'public.plain'");
+	select(undef, undef, undef, 0.3);
+}
+is(join(' ', @lags), '0/0 0/0 0/0 0/0 0/0', 'an idle stream that keeps up has no lag while another database writes');
+$writer->quit;
 
 unlike(slurp_file($node->logfile), qr/terminated by signal/, 'no backend crashed');
 $node->safe_psql('postgres', "SET ROLE owner1; SELECT match_recognize_drop_stream('$_')")
