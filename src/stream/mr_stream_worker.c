@@ -1080,6 +1080,16 @@ mr_stream_worker_main(Datum arg)
 			msg = edata->detail
 				? psprintf("%s (%s)", edata->message, edata->detail)
 				: pstrdup(edata->message);
+			/* where it happened (a partition, a row: mr_stream_part.c) */
+			if (edata->context != NULL)
+			{
+				char	   *c;
+
+				msg = psprintf("%s, in %s", msg, edata->context);
+				for (c = msg; *c; c++)
+					if (*c == '\n')
+						*c = ';';
+			}
 			EmitErrorReport();
 			FlushErrorState();
 			AbortCurrentTransaction();
