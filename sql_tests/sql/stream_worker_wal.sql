@@ -36,6 +36,8 @@ DO $$
 BEGIN
   FOR i IN 1 .. 200 LOOP
     EXIT WHEN NOT EXISTS (SELECT FROM match_recognize_stream s JOIN pg_replication_slots r USING (slot_name)
+                          WHERE s.name = 'public.wal_out')
+          AND NOT EXISTS (SELECT FROM pg_stat_activity a JOIN match_recognize_stream s ON a.pid = s.worker_pid
                           WHERE s.name = 'public.wal_out');
     PERFORM pg_sleep(0.05);
   END LOOP;

@@ -648,12 +648,7 @@ failed_gives_up_slot(Relation catrel, HeapTuple tup)
 			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 			 errmsg("match_recognize stream %d is failed and its replication slot \"%s\" held %s of WAL, more than its max_held_wal (%s): dropping the slot",
 					s->id, s->slot_name, size_text(held), size_text(bound))));
-	if (MyReplicationSlot != NULL)
-		ReplicationSlotRelease();
-	/* the launcher is not to start a worker to find out where it went */
-	mr_stream_mark_dropped(s->slot_name);
-	mr_stream_drop_slot(s->slot_name);
-	return true;
+	return true;				/* the caller drops the slot after the commit */
 }
 
 /* a failed stream's worker waits for the stream to be dropped */
@@ -676,7 +671,15 @@ stopped_cycle(void)
 	table_close(catrel, NoLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
-	return gave_up ? CYCLE_EXIT : CYCLE_STOPPED;
+	if (!gave_up)
+		return CYCLE_STOPPED;
+	/* last_error says so (committed): now the slot goes */
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	/* the launcher is not to start a worker to find out where it went */
+	mr_stream_mark_dropped(MyStream->slot_name);
+	mr_stream_drop_slot(MyStream->slot_name);
+	return CYCLE_EXIT;
 }
 
 /*
