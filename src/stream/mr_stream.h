@@ -143,6 +143,7 @@ extern bool mr_stream_stopping(const char *slot);
 
 /* the launcher's view */
 extern bool mr_stream_worker_running(const char *slot);
+extern void mr_stream_set_no_worker(const char *slot, bool failed);
 extern void mr_stream_launcher_attach(void);
 extern void mr_stream_launcher_detach(void);
 

@@ -48,6 +48,7 @@ typedef struct LaunchEntry
 	bool		checked;		/* slot gone: a last worker was started */
 	BackgroundWorkerHandle *handle;
 	TimestampTz last_start;
+	bool		warned;			/* no worker slot was free at the last start */
 } LaunchEntry;
 
 static bool
@@ -69,12 +70,20 @@ start_worker(LaunchEntry *e)
 	if (!RegisterDynamicBackgroundWorker(&bgw, &e->handle))
 	{
 		e->handle = NULL;
+		/* the view says so (state waiting) until a start succeeds */
+		mr_stream_set_no_worker(e->slot, true);
+		if (e->warned)
+			return false;
+		e->warned = true;
 		ereport(WARNING,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("could not start the worker of match_recognize stream slot \"%s\"", e->slot),
 				 errhint("Raise max_worker_processes.")));
 		return false;
 	}
+	if (e->warned)
+		mr_stream_set_no_worker(e->slot, false);
+	e->warned = false;
 	return true;
 }
 

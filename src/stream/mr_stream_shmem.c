@@ -58,6 +58,7 @@ typedef struct MrStreamEntry
 	pg_atomic_uint64 backfill_rows;
 	pg_atomic_uint64 backfill_total;
 	pg_atomic_uint64 caught_up_at;	/* TimestampTz: all WAL flushed then is done */
+	TimestampTz no_worker_since;	/* the launcher could not start a worker */
 } MrStreamEntry;
 
 typedef struct MrStreamShared
@@ -154,6 +155,7 @@ new_entry(const char *slot)
 			e->latch = NULL;
 			e->stop = false;
 			e->login_fails = 0;
+			e->no_worker_since = 0;
 			pg_atomic_write_u64(&e->done_upto, 0);
 			pg_atomic_write_u64(&e->backfill_rows, 0);
 			pg_atomic_write_u64(&e->backfill_total, 0);
@@ -206,6 +208,7 @@ mr_stream_attach(const char *slot)
 	{
 		e->pid = MyProcPid;
 		e->latch = MyLatch;
+		e->no_worker_since = 0;
 		pg_atomic_write_u64(&e->done_upto, 0);
 		pg_atomic_write_u64(&e->backfill_rows, 0);
 		pg_atomic_write_u64(&e->backfill_total, 0);
@@ -346,6 +349,35 @@ mr_stream_stopping(const char *slot)
 
 /* ---------- the launcher ---------- */
 
+/*
+ * The launcher could not start a worker for slot (no background worker
+ * slot free), or could again (failed = false): the view shows the stream
+ * as waiting meanwhile.
+ */
+void
+mr_stream_set_no_worker(const char *slot, bool failed)
+{
+	MrStreamEntry *e;
+
+	if (mr_shared == NULL)
+		return;
+	LWLockAcquire(mr_shared->lock, LW_EXCLUSIVE);
+	e = find_entry(slot);
+	if (e == NULL && failed)
+		e = new_entry(slot);
+	if (e != NULL)
+	{
+		if (!failed)
+			e->no_worker_since = 0;
+		else if (e->no_worker_since == 0)
+			e->no_worker_since = GetCurrentTimestamp();
+		/* an entry only the launcher made goes when it is not needed */
+		if (!failed && e->pid == 0 && !e->stop && e->login_fails == 0)
+			e->slot[0] = '\0';
+	}
+	LWLockRelease(mr_shared->lock);
+}
+
 /* does a worker hold the entry of slot (one a previous launcher started)? */
 bool
 mr_stream_worker_running(const char *slot)
@@ -390,6 +422,7 @@ mr_stream_launcher_detach(void)
 
 PG_FUNCTION_INFO_V1(match_recognize_stream_done_lsn);
 PG_FUNCTION_INFO_V1(match_recognize_stream_caught_up);
+PG_FUNCTION_INFO_V1(match_recognize_stream_no_worker);
 PG_FUNCTION_INFO_V1(match_recognize_stream_backfill);
 
 /* match_recognize_stream_done_lsn(slot name) RETURNS pg_lsn */
@@ -432,6 +465,30 @@ match_recognize_stream_caught_up(PG_FUNCTION_ARGS)
 	e = find_entry(NameStr(*slot));
 	if (e != NULL && e->pid != 0)
 		t = (TimestampTz) pg_atomic_read_u64(&e->caught_up_at);
+	LWLockRelease(mr_shared->lock);
+	if (t == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(t);
+}
+
+/*
+ * match_recognize_stream_no_worker(slot name) RETURNS timestamptz: since
+ * when the launcher has found no background worker slot free to start the
+ * stream's worker in (NULL when it has not, or a worker runs).
+ */
+Datum
+match_recognize_stream_no_worker(PG_FUNCTION_ARGS)
+{
+	Name		slot = PG_GETARG_NAME(0);
+	TimestampTz t = 0;
+	MrStreamEntry *e;
+
+	if (mr_shared == NULL)
+		PG_RETURN_NULL();
+	LWLockAcquire(mr_shared->lock, LW_SHARED);
+	e = find_entry(NameStr(*slot));
+	if (e != NULL && e->pid == 0)
+		t = e->no_worker_since;
 	LWLockRelease(mr_shared->lock);
 	if (t == 0)
 		PG_RETURN_NULL();
