@@ -131,6 +131,14 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION match_recognize_stream_caught_up(name) IS
 'the last time the running worker of the stream with this slot had read all WAL then flushed and committed what was the stream''s (NULL when it is not running)';
 
+CREATE FUNCTION match_recognize_stream_no_worker(slot name)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'match_recognize_stream_no_worker'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_no_worker(name) IS
+'since when the launcher has found no background worker slot free for the worker of the stream with this slot (NULL when it has not)';
+
 CREATE FUNCTION match_recognize_stream_backfill(slot name, OUT rows bigint, OUT total bigint)
 AS 'MODULE_PATHNAME', 'match_recognize_stream_backfill'
 LANGUAGE C STRICT VOLATILE;
@@ -143,7 +151,8 @@ SELECT s.name,
 	s.source,
 	s.output,
 	s.owner,
-	s.state,
+	CASE WHEN s.state <> 'failed' AND match_recognize_stream_no_worker(s.slot_name) IS NOT NULL
+		THEN 'waiting' ELSE s.state END AS state,
 	s.last_error,
 	s.rows_in,
 	s.late_rows,

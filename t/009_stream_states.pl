@@ -6,7 +6,9 @@
 #  - the launcher comes back after it was terminated (SIGTERM), and does
 #    not start a second worker for a stream whose worker still runs;
 #  - an idle stream that keeps up shows no lag while another database
-#    writes.
+#    writes;
+#  - with no background worker slot free, a stream says waiting (not
+#    starting forever), and runs once one is free.
 #
 # MR_TAP_EXTRA_CONF is appended to postgresql.conf (for a private install).
 use strict;
@@ -167,4 +169,49 @@ $node->safe_psql('postgres', "SET ROLE owner1; SELECT match_recognize_drop_strea
 	for ('nologin', 'noslot', 'plain');
 is($node->safe_psql('postgres', 'SELECT count(*) FROM pg_replication_slots'), '0', 'every slot dropped');
 $node->stop;
+
+# no background worker slot free: the stream says so (waiting), and runs
+# once one is free.  max_worker_processes = 2: the launcher and one worker
+# (no logical replication launcher).
+my $small = PostgreSQL::Test::Cluster->new('stream_small');
+$small->init(allows_streaming => 'logical');
+$small->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'match_recognize'
+max_worker_processes = 2
+max_parallel_workers = 0
+max_logical_replication_workers = 0
+});
+$small->append_conf('postgresql.conf', $ENV{MR_TAP_EXTRA_CONF}) if $ENV{MR_TAP_EXTRA_CONF};
+$small->start;
+$plugins = $small->safe_psql('postgres', "SELECT current_setting('output_plugin_libraries', true)");
+if ($plugins ne '' && $plugins !~ /match_recognize/)
+{
+	my $list = join(', ', map { "'$_'" } (split(/\s*,\s*/, $plugins), 'match_recognize'));
+	$small->safe_psql('postgres', "ALTER SYSTEM SET output_plugin_libraries = $list");
+	$small->safe_psql('postgres', 'SELECT pg_reload_conf()');
+}
+$small->safe_psql('postgres', q{
+CREATE EXTENSION match_recognize;
+CREATE TABLE src (k int, ts bigint, v int);
+INSERT INTO src SELECT g % 3, g, g % 4 FROM generate_series(1, 30) g;
+});
+for my $s ('first', 'second')
+{
+	$small->safe_psql('postgres', qq{
+SET client_min_messages = warning;
+SELECT match_recognize_create_stream('$s', \$q\$$query\$q\$, 10::bigint);
+});
+}
+ok($small->poll_query_until('postgres',
+	"SELECT string_agg(state, ',' ORDER BY state) = 'running,waiting' FROM match_recognize_streams"),
+	'with no worker slot free, one stream runs and the other says waiting');
+like(slurp_file($small->logfile), qr/could not start the worker of match_recognize stream slot .*\n.*HINT:  Raise max_worker_processes/,
+	'the log says why, with a hint');
+my $first = $small->safe_psql('postgres', "SELECT name FROM match_recognize_streams WHERE state = 'running'");
+$first =~ s/^public\.//;
+$small->safe_psql('postgres', "SELECT match_recognize_drop_stream('$first')");
+ok($small->poll_query_until('postgres',
+	"SELECT state = 'running' FROM match_recognize_streams"),
+	'once a worker slot is free, the waiting stream runs');
+$small->stop;
 done_testing();
