@@ -268,6 +268,22 @@ LANGUAGE C VOLATILE;
 COMMENT ON FUNCTION match_recognize_restore_streams() IS
 'after a restore: starts every restored stream again (new slot and internal tables, output recomputed from the source); returns how many';
 
+CREATE FUNCTION match_recognize_stream_caught_up(slot name)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'match_recognize_stream_caught_up'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_caught_up(name) IS
+'the last time the running worker of the stream with this slot had read all WAL then flushed and committed what was the stream''s (NULL when it is not running)';
+
+CREATE FUNCTION match_recognize_stream_no_worker(slot name)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'match_recognize_stream_no_worker'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_no_worker(name) IS
+'since when the launcher has found no background worker slot free for the worker of the stream with this slot (NULL when it has not)';
+
 CREATE FUNCTION match_recognize_stream_backfill(slot name, OUT rows bigint, OUT total bigint)
 AS 'MODULE_PATHNAME', 'match_recognize_stream_backfill'
 LANGUAGE C STRICT VOLATILE;
@@ -280,7 +296,8 @@ SELECT s.name,
 	s.source,
 	s.output,
 	s.owner,
-	s.state,
+	CASE WHEN s.state <> 'failed' AND match_recognize_stream_no_worker(s.slot_name) IS NOT NULL
+		THEN 'waiting' ELSE s.state END AS state,
 	CASE WHEN v.visible THEN s.last_error ELSE '<insufficient privilege>' END AS last_error,
 	s.rows_in,
 	s.late_rows,
@@ -293,8 +310,11 @@ SELECT s.name,
 	s.rows_pending + s.rows_retained AS rows_buffered,
 	CASE WHEN v.visible THEN s.watermark END AS watermark,
 	CASE WHEN v.visible THEN s.max_seen END AS max_event_time,
-	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done))::bigint AS lag_bytes,
-	CASE WHEN pg_catalog.pg_current_wal_lsn() > p.done
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		ELSE GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done)) END::bigint AS lag_bytes,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		WHEN p.caught_up IS NOT NULL THEN EXTRACT(epoch FROM pg_catalog.now() - p.caught_up)
+		WHEN pg_catalog.pg_current_wal_lsn() > p.done
 		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
 		ELSE 0 END::double precision AS lag_seconds,
 	a.pid AS worker_pid,
@@ -323,7 +343,21 @@ CROSS JOIN LATERAL (SELECT CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_roles
 		ELSE pg_catalog.pg_has_role(s.owner, 'USAGE') OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE') END AS visible) v
 LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
 CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
-	r.confirmed_flush_lsn, s.last_lsn) AS done) p
+	r.confirmed_flush_lsn, s.last_lsn) AS done,
+	match_recognize_stream_caught_up(s.slot_name) AS caught_up) p
 CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
+
+-- The stream worker's own columns (src/stream/mr_stream_worker.c).
+ALTER TABLE match_recognize_stream
+	ADD COLUMN start_failures integer NOT NULL DEFAULT 0;
+
+COMMENT ON COLUMN match_recognize_stream.start_failures IS
+'how many times in a row the worker stopped (an error or a crash) before it made progress; at 5 the stream is failed';
+
+ALTER TABLE match_recognize_stream
+	ADD COLUMN confirmed_lsn pg_lsn;
+
+COMMENT ON COLUMN match_recognize_stream.confirmed_lsn IS
+'how far the worker may confirm the stream''s replication slot, written before it does: a slot found further on was moved by someone else';
