@@ -256,6 +256,9 @@ BEGIN
 	NEW.worker_pid := NULL;
 	NEW.backfilled := false;
 	NEW.snapshot := NULL;
+	-- the worker's own record of the slot and of its starts
+	NEW.confirmed_lsn := NULL;
+	NEW.start_failures := 0;
 	NEW.rows_in := 0;
 	NEW.late_rows := 0;
 	NEW.null_rows := 0;
