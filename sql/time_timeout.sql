@@ -154,6 +154,30 @@ SELECT * FROM match_recognize($$tt_w MATCH_RECOGNIZE (
   DEFINE A AS l = 'a', B AS l = 'b', C AS l = 'c', D AS l = 'd'
 ) AS m$$) AS m(k int, a int, last_t int, tmo bool, dl int) ORDER BY k, a;
 
+-- FROM LAST A: a path that may still map an A (which moves the deadline)
+-- does not expire; one past its last A does (at 6 in partitions 1 and 3:
+-- a start's first expired path is its timeout row, unless it matches)
+CREATE TABLE tt_l (k int, t int, l text);
+INSERT INTO tt_l VALUES (1, 0, 'a'), (1, 6, 'a'), (1, 10, 'b'),   -- last A at 6: b by 11
+                        (2, 0, 'a'), (2, 12, 'b'),
+                        (3, 0, 'a'), (3, 6, 'a'), (3, 12, 'x');
+SELECT * FROM match_recognize($$tt_l MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY t
+  MEASURES FIRST(A.t) AS a, LAST(t) AS last_t, TIMED_OUT() AS tmo, MATCH_DEADLINE() AS dl
+  ONE ROW PER MATCH WITH TIMEOUT ROWS
+  PATTERN (A+ B)
+  WITHIN 5 FROM LAST A TO B
+  DEFINE A AS l = 'a', B AS l = 'b'
+) AS m$$) AS m(k int, a int, last_t int, tmo bool, dl int) ORDER BY k, a;
+SELECT * FROM match_recognize($$tt_l MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY t
+  MEASURES FIRST(A.t) AS a, LAST(t) AS last_t, TIMED_OUT() AS tmo, MATCH_DEADLINE() AS dl
+  ONE ROW PER MATCH WITH TIMEOUT ROWS
+  PATTERN (A A? -> B)
+  WITHIN 5 FROM LAST A TO B
+  DEFINE A AS l = 'a', B AS l = 'b'
+) AS m$$) AS m(k int, a int, last_t int, tmo bool, dl int) ORDER BY k, a;
+
 -- the seed's rule with timeout rows: a rise with no spike within 60 s times
 -- out (its window R TO S); the absence's own deadline decides a match, never
 -- a timeout
@@ -184,4 +208,4 @@ SELECT * FROM match_recognize($$tt_n MATCH_RECOGNIZE (PARTITION BY k ORDER BY t 
 :st
 
 DROP FUNCTION tt_abc(text), tt_ad(text);
-DROP TABLE tt_events, tt_s, tt_ad, tt_w, tt_tk, tt_n;
+DROP TABLE tt_events, tt_s, tt_ad, tt_w, tt_l, tt_tk, tt_n;

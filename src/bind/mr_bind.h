@@ -164,6 +164,8 @@ typedef struct MrTime
 									 * deadline over a path (null: not open) */
 	int		   *expiry_to;		/* [nexpiry] its TO variable; -1: every
 								 * variable but the absence */
+	int		   *expiry_last;	/* [nexpiry] FROM LAST v: v (mapping v moves
+								 * the deadline), else -1 */
 } MrTime;
 
 struct MrBoundQuery

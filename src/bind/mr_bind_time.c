@@ -140,6 +140,7 @@ bind_expiry(MrBoundQuery *q, const char *col)
 
 	t->expiry_deadline = palloc0(sizeof(MrLowered *) * c->nwindows);
 	t->expiry_to = palloc0(sizeof(int) * c->nwindows);
+	t->expiry_last = palloc0(sizeof(int) * c->nwindows);
 	for (i = 0; i < c->nwindows; i++)
 	{
 		const MrWindow *w = &c->windows[i];
@@ -151,6 +152,7 @@ bind_expiry(MrBoundQuery *q, const char *col)
 			lower_expression(q, w->bound, false, -1, t->time_type, "WITHIN",
 							 psprintf("SELECT %s + (", anchor_text(q, w, col)), ")");
 		t->expiry_to[t->nexpiry] = w->to_var;
+		t->expiry_last[t->nexpiry] = w->from_var >= 0 && w->from_last ? w->from_var : -1;
 		t->nexpiry++;
 	}
 }

@@ -71,8 +71,10 @@
  * Timeout rows (WITH TIMEOUT ROWS).  A thread waiting at a VAR has an
  * expiry (the host's, MrExpiryFn): the earliest deadline of an open window
  * such that every path from its pc to ACCEPT must still map a row the
- * window constrains (mr_program_must_map()).  Once the clock passes it (a
- * row's time, or the host's clock, > expiry) the thread can never accept.
+ * window constrains (mr_program_must_map()) and, for a window FROM LAST v,
+ * no path maps v again (that would move the deadline: mr_program_may_map()).
+ * Once the clock passes it (a row's time, or the host's clock, > expiry)
+ * the thread can never accept.
  * mr_matcher_expire() removes such threads (before the row whose time
  * passed them is fed: deadlines are inclusive, their passage strict), and
  * the rule implemented is:
@@ -1743,8 +1745,31 @@ mr_matcher_pop_timeout(MrMatcher *m)
  * is never true where a path avoids the set); a few passes suffice, each
  * linear in the program.
  */
+static void program_map_fixpoint(const MrProgram *prog, const bool *in_set, bool *must,
+								 bool every);
+
 void
 mr_program_must_map(const MrProgram *prog, const bool *in_set, bool *must)
+{
+	program_map_fixpoint(prog, in_set, must, true);
+}
+
+/*
+ * may[pc]: some path from pc maps a row to a variable of in_set (the least
+ * fixpoint of the same equations with "or" at a branch).
+ */
+void
+mr_program_may_map(const MrProgram *prog, const bool *in_set, bool *may)
+{
+	program_map_fixpoint(prog, in_set, may, false);
+}
+
+/*
+ * every: the greatest fixpoint with "and" at a branch (must), else the
+ * least with "or" (may)
+ */
+static void
+program_map_fixpoint(const MrProgram *prog, const bool *in_set, bool *must, bool every)
 {
 	const MrInst *insts = prog->insts;
 	int32_t		n = prog->ninsts,
@@ -1752,7 +1777,7 @@ mr_program_must_map(const MrProgram *prog, const bool *in_set, bool *must)
 	bool		changed = true;
 
 	for (pc = 0; pc < n; pc++)
-		must[pc] = insts[pc].op != MR_OP_ACCEPT;
+		must[pc] = every && insts[pc].op != MR_OP_ACCEPT;
 	while (changed)
 	{
 		changed = false;
@@ -1769,11 +1794,14 @@ mr_program_must_map(const MrProgram *prog, const bool *in_set, bool *must)
 					break;
 				case MR_OP_SPLIT:
 				case MR_OP_CLOOP:
-					v = must[in->x] && must[in->y];
+					v = every ? must[in->x] && must[in->y] : must[in->x] || must[in->y];
 					break;
 				case MR_OP_JUMP:
 				case MR_OP_CBACK:
-					v = must[in->x] && (!in->back_edge || must[in->y]);
+					if (!in->back_edge)
+						v = must[in->x];
+					else
+						v = every ? must[in->x] && must[in->y] : must[in->x] || must[in->y];
 					break;
 				case MR_OP_ACCEPT:
 					v = false;

@@ -236,6 +236,9 @@ extern void mr_matcher_pop_timeout(MrMatcher *m);
  */
 extern void mr_program_must_map(const MrProgram *prog, const bool *in_set, bool *must);
 
+/* may[pc] := some path from pc maps a row to a variable with in_set[var] */
+extern void mr_program_may_map(const MrProgram *prog, const bool *in_set, bool *may);
+
 /*
  * DFA construction for MR_DEDUP_STATE programs without ^ or $.
  *

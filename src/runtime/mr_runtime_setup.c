@@ -526,7 +526,8 @@ setup_defines(MrRuntime *rt)
 /*
  * Timeout rows: for each expiring window, the pcs whose every path must
  * still map a row it constrains (its TO variable; without TO every
- * variable but the absence), and the matcher's expiry callback.
+ * variable but the absence) and, FROM LAST v, from which no path maps v
+ * again; and the matcher's expiry callback.
  */
 static void
 setup_expiry(MrRuntime *rt)
@@ -535,8 +536,10 @@ setup_expiry(MrRuntime *rt)
 	const MrProgram *prog = q->program;
 	int			nv = prog->nvars + prog->nsynth;
 	bool	   *in_set = palloc(sizeof(bool) * Max(nv, 1));
+	bool	   *may = palloc(sizeof(bool) * Max(prog->ninsts, 1));
 	int			k,
-				v;
+				v,
+				pc;
 
 	rt->expiry_must = palloc(sizeof(bool *) * q->time->nexpiry);
 	for (k = 0; k < q->time->nexpiry; k++)
@@ -548,8 +551,19 @@ setup_expiry(MrRuntime *rt)
 				v < prog->nvars && v != q->time->absence_var;
 		rt->expiry_must[k] = palloc(sizeof(bool) * Max(prog->ninsts, 1));
 		mr_program_must_map(prog, in_set, rt->expiry_must[k]);
+		if (q->time->expiry_last[k] >= 0)
+		{
+			/* FROM LAST v: not where v may still move the deadline */
+			for (v = 0; v < nv; v++)
+				in_set[v] = v == q->time->expiry_last[k];
+			mr_program_may_map(prog, in_set, may);
+			for (pc = 0; pc < prog->ninsts; pc++)
+				if (may[pc])
+					rt->expiry_must[k][pc] = false;
+		}
 	}
 	pfree(in_set);
+	pfree(may);
 	rt->matcher_opts.expiry = expiry_callback;
 }
 

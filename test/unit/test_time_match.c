@@ -540,6 +540,16 @@ test_must_map(void)
 			MR_CHECK(must[pc]);		/* B* precedes it */
 		else if (p->insts[pc].op == MR_OP_ACCEPT)
 			MR_CHECK(!must[pc]);
+	/* may: B is reachable from B* and before it, not after C | D */
+	memset(in_set, 0, sizeof(in_set));
+	in_set[1] = true;
+	mr_program_may_map(p, in_set, must);
+	MR_CHECK(must[0]);
+	for (pc = 0; pc < p->ninsts; pc++)
+		if (p->insts[pc].op == MR_OP_VAR && p->insts[pc].var == 1)
+			MR_CHECK(must[pc]);
+		else if (p->insts[pc].op == MR_OP_VAR && p->insts[pc].var >= 2)
+			MR_CHECK(!must[pc]);
 }
 
 int
