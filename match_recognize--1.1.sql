@@ -123,7 +123,11 @@ CREATE TABLE match_recognize_stream (
 	checkpointed_at timestamptz
 );
 REVOKE ALL ON match_recognize_stream FROM PUBLIC;
-GRANT SELECT ON match_recognize_stream TO PUBLIC;
+-- the query (its constants), the last error and the event times (values of
+-- the source's rows) and the checkpoint (rows kept) are the owner's: the
+-- view match_recognize_streams shows them to whom pg_stat_activity would
+GRANT SELECT (id, name, owner, source, output, search_path, lateness, lateness_type, late_table, idle_advance, batch_size, slot_name, created_at, state, backfilled, rows_in, late_rows, null_rows, matches_out, rows_out, skip_degraded, rows_pending, rows_retained, next_seq, next_part, worker_pid, last_lsn, last_commit_time, updated_at, max_held_wal, rows_stored, checkpoint_lsn, restart_lsn, restart_seq, checkpointed_at)
+	ON match_recognize_stream TO PUBLIC;
 
 COMMENT ON COLUMN match_recognize_stream.bound IS
 'the query as bound at creation (nodeToString of its analyses): the worker replays it and resolves no name';
@@ -134,6 +138,20 @@ COMMENT ON COLUMN match_recognize_stream.restart_lsn IS
 
 COMMENT ON TABLE match_recognize_stream IS
 'streams (match_recognize_create_stream) and their workers'' progress; written only by the extension''s C code';
+
+-- Interval join streams (src/stream/mr_stream_join*.c): what a stream runs
+-- (NULL: a MATCH_RECOGNIZE query; 'interval join') and the event time below
+-- which no output row can come any more.
+ALTER TABLE match_recognize_stream
+	ADD COLUMN kind text,
+	ADD COLUMN output_watermark text;
+-- the view shows kind to everybody and output_watermark (an event time of
+-- the sources) to the roles that see watermark: PUBLIC may read kind only
+GRANT SELECT (kind) ON match_recognize_stream TO PUBLIC;
+COMMENT ON COLUMN match_recognize_stream.kind IS
+'what the stream runs: NULL for a MATCH_RECOGNIZE query, ''interval join'' for an interval join';
+COMMENT ON COLUMN match_recognize_stream.output_watermark IS
+'the event time below which the stream writes no more output rows (interval joins: the watermark minus max(-lower, upper) of the bounds)';
 
 CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
 	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
@@ -153,6 +171,130 @@ LANGUAGE C STRICT VOLATILE;
 COMMENT ON FUNCTION match_recognize_drop_stream(text) IS
 'stops a stream and removes its worker, replication slot and internal tables; the output table stays';
 
+-- controls of a running stream (src/stream/mr_stream_sql.c)
+CREATE FUNCTION match_recognize_pause_stream(name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_pause_stream'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_pause_stream(text) IS
+'stops the stream''s worker and keeps its replication slot: state paused (also across restarts) until match_recognize_resume_stream';
+
+CREATE FUNCTION match_recognize_resume_stream(name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_resume_stream'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_resume_stream(text) IS
+'starts the worker of a paused stream again; it goes on from where it stopped';
+
+CREATE FUNCTION match_recognize_alter_stream(name text, batch_size integer DEFAULT NULL,
+	on_error text DEFAULT NULL, max_held_wal text DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_alter_stream'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_alter_stream(text, integer, text, text) IS
+'changes the settings given (NULL: unchanged) of a stream, restarting its worker';
+
+CREATE FUNCTION match_recognize_rename_stream(name text, new_name text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_rename_stream'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_rename_stream(text, text) IS
+'renames a stream and its output table (in the same schema)';
+
+-- DDL on a stream's tables: a DROP that takes the source, the output, the
+-- late table or an internal table of a stream (CASCADE, DROP OWNED BY its
+-- owner, DROP SCHEMA ... CASCADE) drops the stream with them; ALTER TABLE
+-- of a source must leave its columns as the stream decodes them
+CREATE FUNCTION match_recognize_stream_ddl()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'match_recognize_stream_ddl'
+LANGUAGE C;
+
+COMMENT ON FUNCTION match_recognize_stream_ddl() IS
+'internal: the event triggers match_recognize_stream_drop and match_recognize_stream_alter';
+
+CREATE EVENT TRIGGER match_recognize_stream_drop ON sql_drop
+	EXECUTE FUNCTION match_recognize_stream_ddl();
+CREATE EVENT TRIGGER match_recognize_stream_alter ON ddl_command_end
+	WHEN TAG IN ('ALTER TABLE')
+	EXECUTE FUNCTION match_recognize_stream_ddl();
+
+CREATE FUNCTION match_recognize_stream_drop_extension()
+RETURNS event_trigger
+AS 'MODULE_PATHNAME', 'match_recognize_stream_drop_extension'
+LANGUAGE C;
+
+COMMENT ON FUNCTION match_recognize_stream_drop_extension() IS
+'internal: the event trigger match_recognize_stream_drop_extension (DROP EXTENSION drops the slots no worker holds)';
+
+CREATE EVENT TRIGGER match_recognize_stream_drop_extension ON ddl_command_start
+	WHEN TAG IN ('DROP EXTENSION')
+	EXECUTE FUNCTION match_recognize_stream_drop_extension();
+
+-- dump and restore: pg_dump dumps the catalog's rows (the streams'
+-- definitions); restoring one (COPY into the catalog fires this trigger,
+-- which nothing else does: the C code writes the catalog directly) keeps
+-- the definition and forgets what belonged to the dumped cluster (slot,
+-- positions, checkpoint, bound query): state 'restored', until
+-- match_recognize_restore_streams() starts it again from its source
+SELECT pg_catalog.pg_extension_config_dump('match_recognize_stream', '');
+
+CREATE FUNCTION match_recognize_stream_restored()
+RETURNS trigger
+LANGUAGE plpgsql
+AS $fn$
+BEGIN
+	NEW.state := 'restored';
+	NEW.last_error := 'restored from a dump without its replication slot and state; '
+		'match_recognize_restore_streams() starts it again from its source';
+	NEW.slot_name := '';
+	NEW.bound := NULL;
+	NEW.worker_pid := NULL;
+	NEW.backfilled := false;
+	NEW.snapshot := NULL;
+	NEW.rows_in := 0;
+	NEW.late_rows := 0;
+	NEW.null_rows := 0;
+	NEW.matches_out := 0;
+	NEW.rows_out := 0;
+	NEW.skip_degraded := 0;
+	NEW.rows_pending := 0;
+	NEW.rows_retained := 0;
+	NEW.rows_stored := 0;
+	NEW.max_seen := NULL;
+	NEW.watermark := NULL;
+	NEW.next_seq := 1;
+	NEW.next_part := 1;
+	NEW.last_lsn := NULL;
+	NEW.last_commit_time := NULL;
+	NEW.checkpoint_lsn := NULL;
+	NEW.restart_lsn := NULL;
+	NEW.restart_seq := NULL;
+	NEW.checkpoint_state := NULL;
+	NEW.checkpointed_at := NULL;
+	NEW.updated_at := pg_catalog.now();
+	RETURN NEW;
+END
+$fn$;
+
+COMMENT ON FUNCTION match_recognize_stream_restored() IS
+'internal: a catalog row inserted by SQL (a restore) becomes a restored stream';
+
+CREATE TRIGGER match_recognize_stream_restored BEFORE INSERT ON match_recognize_stream
+	FOR EACH ROW EXECUTE FUNCTION match_recognize_stream_restored();
+
+CREATE FUNCTION match_recognize_restore_streams()
+RETURNS integer
+AS 'MODULE_PATHNAME', 'match_recognize_restore_streams'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_restore_streams() IS
+'after a restore: starts every restored stream again (new slot and internal tables, output recomputed from the source); returns how many';
+
 CREATE FUNCTION match_recognize_stream_done_lsn(slot name)
 RETURNS pg_lsn
 AS 'MODULE_PATHNAME', 'match_recognize_stream_done_lsn'
@@ -160,6 +302,22 @@ LANGUAGE C STRICT VOLATILE;
 
 COMMENT ON FUNCTION match_recognize_stream_done_lsn(name) IS
 'the WAL position up to which the running worker of the stream with this slot has decoded and committed everything (NULL when it is not running)';
+
+CREATE FUNCTION match_recognize_stream_caught_up(slot name)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'match_recognize_stream_caught_up'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_caught_up(name) IS
+'the last time the running worker of the stream with this slot had read all WAL then flushed and committed what was the stream''s (NULL when it is not running)';
+
+CREATE FUNCTION match_recognize_stream_no_worker(slot name)
+RETURNS timestamptz
+AS 'MODULE_PATHNAME', 'match_recognize_stream_no_worker'
+LANGUAGE C STRICT VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_stream_no_worker(name) IS
+'since when the launcher has found no background worker slot free for the worker of the stream with this slot (NULL when it has not)';
 
 CREATE FUNCTION match_recognize_stream_backfill(slot name, OUT rows bigint, OUT total bigint)
 AS 'MODULE_PATHNAME', 'match_recognize_stream_backfill'
@@ -173,8 +331,9 @@ SELECT s.name,
 	s.source,
 	s.output,
 	s.owner,
-	s.state,
-	s.last_error,
+	CASE WHEN s.state <> 'failed' AND match_recognize_stream_no_worker(s.slot_name) IS NOT NULL
+		THEN 'waiting' ELSE s.state END AS state,
+	CASE WHEN v.visible THEN s.last_error ELSE '<insufficient privilege>' END AS last_error,
 	s.rows_in,
 	s.late_rows,
 	s.null_rows,
@@ -184,10 +343,13 @@ SELECT s.name,
 	s.rows_pending,
 	s.rows_retained,
 	s.rows_pending + s.rows_retained AS rows_buffered,
-	s.watermark,
-	s.max_seen AS max_event_time,
-	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done))::bigint AS lag_bytes,
-	CASE WHEN pg_catalog.pg_current_wal_lsn() > p.done
+	CASE WHEN v.visible THEN s.watermark END AS watermark,
+	CASE WHEN v.visible THEN s.max_seen END AS max_event_time,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		ELSE GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done)) END::bigint AS lag_bytes,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		WHEN p.caught_up IS NOT NULL THEN EXTRACT(epoch FROM pg_catalog.now() - p.caught_up)
+		WHEN pg_catalog.pg_current_wal_lsn() > p.done
 		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
 		ELSE 0 END::double precision AS lag_seconds,
 	a.pid AS worker_pid,
@@ -204,11 +366,20 @@ SELECT s.name,
 	s.checkpoint_lsn,
 	s.checkpointed_at,
 	b.rows AS backfill_rows,
-	b.total AS backfill_total
+	b.total AS backfill_total,
+	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query,
+	s.kind,
+	CASE WHEN v.visible THEN s.output_watermark END AS output_watermark
 FROM match_recognize_stream s
+-- what the source's rows and the query's constants reveal: to the owner,
+-- superusers and pg_read_all_stats only, as pg_stat_activity shows query
+CROSS JOIN LATERAL (SELECT CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.oid = s.owner)
+		THEN pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+		ELSE pg_catalog.pg_has_role(s.owner, 'USAGE') OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE') END AS visible) v
 LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
 CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
-	r.confirmed_flush_lsn, s.last_lsn) AS done) p
+	r.confirmed_flush_lsn, s.last_lsn) AS done,
+	match_recognize_stream_caught_up(s.slot_name) AS caught_up) p
 CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
@@ -251,3 +422,16 @@ $fn$;
 
 COMMENT ON FUNCTION match_recognize_wait_stream(text, interval) IS
 'waits until the stream has processed every change committed before the call (or has failed); false on timeout';
+
+-- The stream worker's own columns (src/stream/mr_stream_worker.c).
+ALTER TABLE match_recognize_stream
+	ADD COLUMN start_failures integer NOT NULL DEFAULT 0;
+
+COMMENT ON COLUMN match_recognize_stream.start_failures IS
+'how many times in a row the worker stopped (an error or a crash) before it made progress; at 5 the stream is failed';
+
+ALTER TABLE match_recognize_stream
+	ADD COLUMN confirmed_lsn pg_lsn;
+
+COMMENT ON COLUMN match_recognize_stream.confirmed_lsn IS
+'how far the worker may confirm the stream''s replication slot, written before it does: a slot found further on was moved by someone else';

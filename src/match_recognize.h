@@ -26,6 +26,8 @@ extern int	mr_max_pattern_states;
 extern int	mr_max_threads;
 extern bool mr_enable_custom_scan;
 extern bool mr_enable_dfa;
+extern int	mr_stream_start_retries;
+extern int	mr_stream_retry_max_delay;
 
 extern void mr_guc_init(void);
 

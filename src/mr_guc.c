@@ -25,6 +25,8 @@ int			mr_max_pattern_states = MR_DEFAULT_MAX_INSTS;
 int			mr_max_threads = 100000;
 bool		mr_enable_custom_scan = true;
 bool		mr_enable_dfa = true;
+int			mr_stream_start_retries = 5;
+int			mr_stream_retry_max_delay = 60;
 
 void
 mr_guc_init(void)
@@ -58,6 +60,22 @@ mr_guc_init(void)
 							&mr_max_threads,
 							100000, 1, INT_MAX,
 							PGC_USERSET, 0,
+							NULL, NULL, NULL);
+
+	/* a stream's worker that keeps stopping (src/stream/mr_stream_worker.c) */
+	DefineCustomIntVariable("match_recognize.stream_start_retries",
+							"How many times in a row a stream's worker may stop before it made progress.",
+							"At this count the stream is marked failed instead of being started again.",
+							&mr_stream_start_retries,
+							5, 1, 1000,
+							PGC_SIGHUP, 0,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("match_recognize.stream_retry_max_delay",
+							"Longest wait before a stream's worker is started again after it stopped.",
+							"The wait doubles from one second with each stop in a row, up to this.",
+							&mr_stream_retry_max_delay,
+							60, 0, 3600,
+							PGC_SIGHUP, GUC_UNIT_S,
 							NULL, NULL, NULL);
 
 	/* last: it drops the placeholders of settings not defined above */

@@ -53,7 +53,7 @@ SELECT acct, login_ts, amount, fails, _match_id FROM alerts ORDER BY _match_id;
 -- though its partition has seen nothing later (the watermark is global);
 -- 10:19:59 is not late
 INSERT INTO pay VALUES (2, '2024-01-01 10:07', 'login', 0), (4, '2024-01-01 10:19:59', 'login', 0);
--- NULL event times are dropped and counted
+-- NULL event times are dropped and counted, and copied to the late table
 INSERT INTO pay VALUES (5, NULL, 'login', 0);
 SELECT match_recognize_wait_stream('alerts');
 SELECT acct, ts, kind, _watermark::timestamptz FROM pay_late ORDER BY acct;

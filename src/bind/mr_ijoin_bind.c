@@ -692,11 +692,31 @@ refuse_volatile(IjBindCtx *cx, Node *n, const char *where)
 MrIjBound *
 mr_ijoin_bind(const char *text, const MrTextOrigin *origin)
 {
-	IjBindCtx	cx;
-	MrIjBound  *b = palloc0(sizeof(MrIjBound));
 	MrErrPosContext ep;
 	List	   *raw;
 	Query	   *q;
+
+	mr_errpos_push(&ep, text, (int) strlen(text), origin, text, 0, 0, (int) strlen(text));
+	raw = raw_parser(text, RAW_PARSE_DEFAULT);
+	if (list_length(raw) != 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("an interval join is one SELECT statement")));
+	q = parse_analyze_fixedparams(linitial(raw), text, NULL, 0, NULL);
+	mr_errpos_pop(&ep);
+	return mr_ijoin_bind_query(q, text, origin);
+}
+
+/*
+ * The analysis of an analysed query (text only points errors into): what a
+ * stream's worker replays from the query create_stream analysed, resolving
+ * no name again.
+ */
+MrIjBound *
+mr_ijoin_bind_query(Query *q, const char *text, const MrTextOrigin *origin)
+{
+	IjBindCtx	cx;
+	MrIjBound  *b = palloc0(sizeof(MrIjBound));
 	JoinExpr   *je;
 	List	   *conj = NIL,
 			   *residual = NIL,
@@ -708,14 +728,6 @@ mr_ijoin_bind(const char *text, const MrTextOrigin *origin)
 	cx.text = text;
 	cx.origin = origin;
 	cx.b = b;
-	mr_errpos_push(&ep, text, (int) strlen(text), origin, text, 0, 0, (int) strlen(text));
-	raw = raw_parser(text, RAW_PARSE_DEFAULT);
-	if (list_length(raw) != 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYNTAX_ERROR),
-				 errmsg("an interval join is one SELECT statement")));
-	q = parse_analyze_fixedparams(linitial(raw), text, NULL, 0, NULL);
-	mr_errpos_pop(&ep);
 	b->query = q;
 	check_query_shape(&cx, q);
 	je = linitial(q->jointree->fromlist);

@@ -45,6 +45,8 @@ typedef struct MrIjBound
  * message and hint) when it is not one that can be streamed.
  */
 extern MrIjBound *mr_ijoin_bind(const char *text, const MrTextOrigin *origin);
+extern MrIjBound *mr_ijoin_bind_query(Query *q, const char *text,
+									  const MrTextOrigin *origin);
 
 /* the time of a row as the engine's int64 (false: NULL); infinite
  * timestamps and dates are refused with an ERROR */

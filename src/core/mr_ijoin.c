@@ -117,7 +117,9 @@
  * Callbacks must not call the engine.  Every pushed row is released once,
  * after its last use (padding included).
  *
- * Streaming integration (not built yet; the stream worker will do it)
+ * Streaming integration (src/stream/mr_stream_join.c does the event-time
+ * part; processing time and following an upstream's watermark are not
+ * built yet)
  * --------------------------------------------------------------------
  *  - The worker decodes both relations from one slot (both tables in the
  *    stream's publication); a change of either table other than INSERT

@@ -106,6 +106,7 @@
 typedef struct Thread
 {
 	int32_t		pc;
+	bool		marked;			/* set a per-position mark when parked */
 	int64_t		start;
 	MrHist	   *hist;			/* newest label; NULL when no row consumed */
 	int64_t		len;			/* rows consumed */
@@ -126,6 +127,17 @@ typedef struct TimeoutCand
 	int64_t		deadline;		/* the expiry that passed */
 	MrHist	   *hist;
 } TimeoutCand;
+
+/* the timeout candidates by increasing start (one per start), and output */
+typedef struct TimeoutState
+{
+	TimeoutCand *cands;
+	int64_t		n;
+	int64_t		cap;
+	int32_t    *vars;
+	bool	   *excl;
+	int64_t		outcap;
+} TimeoutState;
 
 #define DEADLINE_UNKNOWN INT64_MIN
 
@@ -151,7 +163,8 @@ typedef struct StackEntry
  */
 typedef struct ClosureMemo
 {
-	int32_t    *items;			/* >= 0: a VAR pc to park at; -1: ACCEPT */
+	int64_t		items;			/* offset in memo_pool of its items: >= 0, a VAR
+								 * pc to park at; -1, ACCEPT */
 	int32_t		nitems;
 	uint32_t	steps;			/* state visits of the recorded walk */
 	int8_t		state;			/* MEMO_UNKNOWN, MEMO_READY, MEMO_NONE */
@@ -176,6 +189,7 @@ typedef struct SetEntry
 typedef struct StateSet
 {
 	SetEntry   *e;
+	SetEntry   *spare;			/* the table before the last doubling, reused */
 	uint32_t	mask;			/* entries - 1, a power of two minus one */
 	uint32_t	gen;
 	int64_t		n;				/* entries of this gen */
@@ -189,26 +203,23 @@ typedef struct StateSet
 #define MEMO_NONE 2
 #define MEMO_MAX_ITEMS 64
 
-struct MrMatcher
+/*
+ * What is dead between two calls of the matcher (see "Two lifetimes" in
+ * mr_match.h): the walk's stack, marks and loop-iteration nodes, the list
+ * being built, the state sets, the closure memo of the program and the
+ * output buffers.  It allocates only in mr_match_scratch_create() and grows
+ * its arrays with mr_realloc(), which keeps an allocation where it was, so
+ * any matcher may use it whatever the host's current context.
+ */
+struct MrMatchScratch
 {
 	const MrProgram *prog;
-	MrMatcherOptions opts;
 
-	Thread	   *clist;
-	int64_t		nc;
-	int64_t		ccap;
+	/* the list being built for the next row (empty between calls) */
 	Thread	   *nlist;
 	int64_t		nn;
 	int64_t		ncap;
-
-	int64_t		cur;			/* next row to feed */
-	bool		finished;		/* finish() called since reset */
-
-	bool		has_best;
-	bool		best_by_end;	/* accepted at ABSENT by finish() */
-	int64_t		best_start;
-	int64_t		best_end;
-	MrHist	   *best_hist;
+	int32_t    *ncnt;			/* [ncap * K] of nlist */
 
 	/* closure-local visited marks: (pc, begun set) and parked VAR pcs */
 	uint32_t   *cstamp;
@@ -227,11 +238,12 @@ struct MrMatcher
 	int32_t		stacktop;
 	int32_t		stackcap;
 
-	MrHist	   *free_hist;
-	int64_t		live_hist;		/* history nodes in use */
-
-	/* closure memo, one per start pc, and the recording in progress */
+	/* closure memo, one per start pc (its items in memo_pool) */
 	ClosureMemo *memo;
+	int32_t    *memo_pool;
+	int64_t		memo_used;
+	int64_t		memo_cap;
+	/* the recording in progress */
 	bool		recording;
 	bool		rec_fail;
 	int32_t		rec_items[MEMO_MAX_ITEMS];
@@ -249,30 +261,54 @@ struct MrMatcher
 	int64_t		out_cap;
 
 	/* counters: K per thread, in arrays parallel to the lists and stack */
-	int32_t		K;
-	int32_t    *ccnt;			/* [ccap * K] of clist */
-	int32_t    *ncnt;			/* [ncap * K] of nlist */
 	int32_t    *stack_cnt;		/* [stackcap * K] */
 	int32_t    *cur_cnt;		/* [K] the state being walked */
 	int32_t    *zero_cnt;		/* [K] all 0: a new start */
 	uint8_t    *merge;			/* [K] MrCounterMerge of each counter */
 	StateSet	vset;			/* visited (pc, begun, counters) of a walk */
 	StateSet	pset;			/* parked (pc, start, counters) */
-	int64_t		walk_cap;		/* most states of one walk; 0: no cap */
-	bool		overflow;		/* a walk or a list outgrew the budget */
+};
 
-	/* timeout rows: candidates by increasing start, one per start */
-	TimeoutCand *tcands;
-	int64_t		ntcands;
-	int64_t		tcap;
-	int32_t    *tout_vars;
-	bool	   *tout_excl;
-	int64_t		tout_cap;
+/*
+ * What lives across rows: the threads, their history, the pending match.
+ * Allocated when first needed, in the host's context of the call.
+ */
+struct MrMatcher
+{
+	const MrProgram *prog;
+	MrMatcherOptions opts;
+	MrMatchScratch *s;
+	int32_t		K;				/* counters per thread */
+	int32_t		hist_chunk;		/* nodes of the next history chunk */
+
+	Thread	   *clist;
+	int64_t		nc;
+	int64_t		ccap;
+	int32_t    *ccnt;			/* [ccap * K] of clist */
+
+	int64_t		cur;			/* next row to feed */
+	bool		finished;		/* finish() called since reset */
+	bool		has_best;
+	bool		best_by_end;	/* accepted at ABSENT by finish() */
+	bool		overflow;		/* a walk or a list outgrew the budget */
+	int64_t		best_start;
+	int64_t		best_end;
+	MrHist	   *best_hist;
+
+	MrHist	   *free_hist;
+	int64_t		live_hist;		/* history nodes in use */
+	int64_t		hist_bytes;		/* of the chunks carved so far */
+	int64_t		walk_cap;		/* most states of one walk; 0: no cap */
+
+	TimeoutState *tmo;			/* timeout rows: made at the first expiry */
 
 	MrMatcherStats stats;
 };
 
 /* ---------- history nodes ---------- */
+
+#define HIST_CHUNK_MIN 4
+#define HIST_CHUNK_MAX 256
 
 static MrHist *
 hist_push(MrMatcher *m, MrHist *prev, int64_t row, int32_t var, bool excluded)
@@ -283,10 +319,14 @@ hist_push(MrMatcher *m, MrHist *prev, int64_t row, int32_t var, bool excluded)
 		m->free_hist = h->prev;
 	else
 	{
-		/* carve a chunk of nodes */
+		/* carve a chunk of nodes: few at first, a small partition's path */
 		int			i,
-					n = 256;
+					n = m->hist_chunk;
 		MrHist	   *chunk = mr_new_array(MrHist, n);
+
+		m->hist_bytes += (int64_t) sizeof(MrHist) * n;
+		if (m->hist_chunk < HIST_CHUNK_MAX)
+			m->hist_chunk *= 2;
 
 		for (i = 1; i < n - 1; i++)
 			chunk[i].prev = &chunk[i + 1];
@@ -340,6 +380,8 @@ grow_list(MrMatcher *m, Thread **list, int32_t **cnt, int64_t *cap, int64_t need
 	ncap = *cap * 2;
 	if (ncap < need)
 		ncap = need;
+	if (ncap < 2)
+		ncap = 2;
 	*list = mr_realloc(*list, sizeof(Thread) * (size_t) ncap);
 	if (m->K > 0)
 		*cnt = mr_realloc(*cnt, sizeof(int32_t) * (size_t) (ncap * m->K));
@@ -347,11 +389,11 @@ grow_list(MrMatcher *m, Thread **list, int32_t **cnt, int64_t *cap, int64_t need
 }
 
 #define CLIST_RESERVE(m, need) grow_list((m), &(m)->clist, &(m)->ccnt, &(m)->ccap, (need))
-#define NLIST_RESERVE(m, need) grow_list((m), &(m)->nlist, &(m)->ncnt, &(m)->ncap, (need))
+#define NLIST_RESERVE(m, need) grow_list((m), &(m)->s->nlist, &(m)->s->ncnt, &(m)->s->ncap, (need))
 
 /* the counters of clist[i] / nlist[i] */
 #define CCNT(m, i) ((m)->ccnt + (i) * (m)->K)
-#define NCNT(m, i) ((m)->ncnt + (i) * (m)->K)
+#define NCNT(m, i) ((m)->s->ncnt + (i) * (m)->K)
 
 /* append a thread waiting at pc, with the counters being walked */
 static Thread *
@@ -359,12 +401,13 @@ nlist_append(MrMatcher *m, int32_t pc, int64_t start, MrHist *hist, int64_t len)
 {
 	Thread	   *t;
 
-	if (m->nn >= m->ncap)
-		NLIST_RESERVE(m, m->nn + 1);
+	if (m->s->nn >= m->s->ncap)
+		NLIST_RESERVE(m, m->s->nn + 1);
 	if (m->K > 0)
-		memcpy(NCNT(m, m->nn), m->cur_cnt, sizeof(int32_t) * (size_t) m->K);
-	t = &m->nlist[m->nn++];
+		memcpy(NCNT(m, m->s->nn), m->s->cur_cnt, sizeof(int32_t) * (size_t) m->K);
+	t = &m->s->nlist[m->s->nn++];
 	t->pc = pc;
+	t->marked = false;
 	t->start = start;
 	t->hist = hist_ref(hist);
 	t->len = len;
@@ -393,22 +436,24 @@ release_threads(MrMatcher *m, Thread *list, int64_t from, int64_t to)
 		release_thread(m, &list[i]);
 }
 
+/*
+ * The list built for the next row becomes the matcher's (clist is empty):
+ * copied, since the list being built is the scratch's
+ */
 static void
 swap_lists(MrMatcher *m)
 {
-	Thread	   *t = m->clist;
-	int64_t		c = m->ccap;
+	MrMatchScratch *s = m->s;
 
-	int32_t    *tc = m->ccnt;
-
-	m->clist = m->nlist;
-	m->ccap = m->ncap;
-	m->ccnt = m->ncnt;
-	m->nc = m->nn;
-	m->nlist = t;
-	m->ncap = c;
-	m->ncnt = tc;
-	m->nn = 0;
+	if (s->nn > 0)
+	{
+		CLIST_RESERVE(m, s->nn);
+		memcpy(m->clist, s->nlist, sizeof(Thread) * (size_t) s->nn);
+		if (m->K > 0)
+			memcpy(m->ccnt, s->ncnt, sizeof(int32_t) * (size_t) (s->nn * m->K));
+	}
+	m->nc = s->nn;
+	s->nn = 0;
 	if (m->nc > m->stats.peak_threads)
 		m->stats.peak_threads = m->nc;
 }
@@ -421,6 +466,7 @@ set_init(StateSet *st)
 	st->mask = 63;
 	st->e = mr_new_array(SetEntry, st->mask + 1);
 	memset(st->e, 0, sizeof(SetEntry) * (st->mask + 1));
+	st->spare = mr_new_array(SetEntry, 1);
 	st->gen = 0;
 	st->n = 0;
 	st->capvals = 256;
@@ -477,13 +523,16 @@ set_insert(StateSet *st, uint32_t hash, int32_t pc, int32_t begun, int64_t start
 
 	if ((st->n + 1) * 2 > (int64_t) st->mask + 1)
 	{
-		/* double, keeping this generation's entries */
+		/*
+		 * double, keeping this generation's entries (into the spare table,
+		 * grown in place: see MrMatchScratch)
+		 */
 		SetEntry   *old = st->e;
 		uint32_t	oldsize = st->mask + 1,
 					j;
 
 		st->mask = st->mask * 2 + 1;
-		st->e = mr_new_array(SetEntry, st->mask + 1);
+		st->e = mr_realloc(st->spare, sizeof(SetEntry) * (st->mask + 1));
 		memset(st->e, 0, sizeof(SetEntry) * (st->mask + 1));
 		for (j = 0; j < oldsize; j++)
 			if (old[j].gen == st->gen)
@@ -492,7 +541,7 @@ set_insert(StateSet *st, uint32_t hash, int32_t pc, int32_t begun, int64_t start
 					;
 				st->e[i] = old[j];
 			}
-		mr_free(old);
+		st->spare = old;
 	}
 	if (st->nvals + K > st->capvals)
 	{
@@ -600,79 +649,127 @@ set_seen(StateSet *st, int32_t pc, int32_t begun, int64_t start,
 static inline void
 bump_pgen(MrMatcher *m)
 {
-	m->pgen++;
-	if (m->pgen == 0)
+	m->s->pgen++;
+	if (m->s->pgen == 0)
 	{
-		memset(m->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		memset(m->s->pstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
 		if (m->K > 0 && m->opts.dedup != MR_DEDUP_NONE)
-			set_wrap(&m->pset);
-		m->pgen = 1;
+			set_wrap(&m->s->pset);
+		m->s->pgen = 1;
 	}
 }
 
 static inline void
 bump_cgen(MrMatcher *m)
 {
-	m->cgen++;
-	if (m->cgen == 0)
+	m->s->cgen++;
+	if (m->s->cgen == 0)
 	{
-		memset(m->cstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
-		memset(m->vstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		memset(m->s->cstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
+		memset(m->s->vstamp, 0, sizeof(uint32_t) * (size_t) m->prog->ninsts);
 		if (m->K > 0)
 		{
-			set_wrap(&m->vset);
+			set_wrap(&m->s->vset);
 			if (m->opts.dedup == MR_DEDUP_NONE)
-				set_wrap(&m->pset);
+				set_wrap(&m->s->pset);
 		}
-		m->cgen = 1;
+		m->s->cgen = 1;
 	}
 }
 
 /* ---------- creation ---------- */
 
-MrMatcher *
-mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
+MrMatchScratch *
+mr_match_scratch_create(const MrProgram *prog)
 {
-	MrMatcher  *m = mr_new(MrMatcher);
+	MrMatchScratch *s = mr_new(MrMatchScratch);
 	int			n = prog->ninsts;
+	int32_t		K = prog->ncounters;
 
-	m->prog = prog;
-	m->opts = *opts;
-	m->cstamp = mr_new_array(uint32_t, n);
-	m->cbegun = mr_new_array(int32_t, n);
-	m->vstamp = mr_new_array(uint32_t, n);
-	m->pstamp = mr_new_array(uint32_t, n);
-	m->pstart = mr_new_array(int64_t, n);
-	m->stackcap = 2 * n + 16;
-	m->stack = mr_new_array(StackEntry, m->stackcap);
-	m->bcap = 64;
-	m->bnodes = mr_new_array(BegunNode, m->bcap);
-	m->K = prog->ncounters;
-	if (m->K > 0)
+	/* every array exists from here on, so that growing it never moves it */
+	s->prog = prog;
+	s->ncap = 16;
+	s->nlist = mr_new_array(Thread, s->ncap);
+	s->cstamp = mr_new_array(uint32_t, n);
+	s->cbegun = mr_new_array(int32_t, n);
+	s->vstamp = mr_new_array(uint32_t, n);
+	s->pstamp = mr_new_array(uint32_t, n);
+	s->pstart = mr_new_array(int64_t, n);
+	s->stackcap = 2 * n + 16;
+	s->stack = mr_new_array(StackEntry, s->stackcap);
+	s->bcap = 64;
+	s->bnodes = mr_new_array(BegunNode, s->bcap);
+	s->memo = mr_new_array(ClosureMemo, n);
+	memset(s->memo, 0, sizeof(ClosureMemo) * (size_t) n);
+	s->memo_cap = 64;
+	s->memo_pool = mr_new_array(int32_t, s->memo_cap);
+	s->sym_cap = 1;
+	s->sym_ext = mr_new_array(int32_t, s->sym_cap);
+	s->sym_pcs = mr_new_array(int32_t, s->sym_cap);
+	s->sym_src = mr_new_array(int32_t, s->sym_cap);
+	s->out_cap = 1;
+	s->out_vars = mr_new_array(int32_t, s->out_cap);
+	s->out_excl = mr_new_array(bool, s->out_cap);
+	if (K > 0)
 	{
 		int			k;
 
-		m->stack_cnt = mr_new_array(int32_t, (size_t) m->stackcap * m->K);
-		m->cur_cnt = mr_new_array(int32_t, m->K);
-		m->zero_cnt = mr_new_array(int32_t, m->K);
-		memset(m->zero_cnt, 0, sizeof(int32_t) * (size_t) m->K);
-		m->merge = mr_new_array(uint8_t, m->K);
-		for (k = 0; k < m->K; k++)
-			m->merge[k] = prog->counters[k].merge;
-		set_init(&m->vset);
-		set_init(&m->pset);
-		/* a walk through counted loops can be long: bound it with the budget */
-		if (opts->max_threads > 0)
-			m->walk_cap = 4 * opts->max_threads > 65536 ? 4 * opts->max_threads : 65536;
+		s->ncnt = mr_new_array(int32_t, s->ncap * K);
+		s->stack_cnt = mr_new_array(int32_t, (size_t) s->stackcap * K);
+		s->cur_cnt = mr_new_array(int32_t, K);
+		s->zero_cnt = mr_new_array(int32_t, K);
+		memset(s->zero_cnt, 0, sizeof(int32_t) * (size_t) K);
+		s->merge = mr_new_array(uint8_t, K);
+		for (k = 0; k < K; k++)
+			s->merge[k] = prog->counters[k].merge;
+		set_init(&s->vset);
+		set_init(&s->pset);
 	}
-	CLIST_RESERVE(m, 16);
-	NLIST_RESERVE(m, 16);
-	m->memo = mr_new_array(ClosureMemo, n);
-	memset(m->memo, 0, sizeof(ClosureMemo) * (size_t) n);
-	m->cgen = 1;
-	m->pgen = 1;
+	s->cgen = 1;
+	s->pgen = 1;
+	return s;
+}
+
+MrMatcher *
+mr_matcher_create_shared(const MrProgram *prog, const MrMatcherOptions *opts,
+						 MrMatchScratch *scratch)
+{
+	MrMatcher  *m;
+
+	if (scratch == NULL || scratch->prog != prog)
+		return NULL;			/* caller bug: a scratch serves one program */
+	m = mr_new(MrMatcher);
+	m->prog = prog;
+	m->opts = *opts;
+	m->s = scratch;
+	m->K = prog->ncounters;
+	m->hist_chunk = HIST_CHUNK_MIN;
+	/* a walk through counted loops can be long: bound it with the budget */
+	if (m->K > 0 && opts->max_threads > 0)
+		m->walk_cap = 4 * opts->max_threads > 65536 ? 4 * opts->max_threads : 65536;
 	mr_matcher_reset(m, 0);
 	return m;
+}
+
+MrMatcher *
+mr_matcher_create(const MrProgram *prog, const MrMatcherOptions *opts)
+{
+	return mr_matcher_create_shared(prog, opts, mr_match_scratch_create(prog));
+}
+
+int64_t
+mr_matcher_bytes(const MrMatcher *m)
+{
+	int64_t		bytes = (int64_t) sizeof(MrMatcher) + m->hist_bytes;
+	int64_t		i;
+
+	bytes += m->ccap * ((int64_t) sizeof(Thread) + (int64_t) sizeof(int32_t) * m->K);
+	for (i = 0; i < m->nc; i++)
+		bytes += (int64_t) sizeof(int32_t) * m->clist[i].nbegun;
+	if (m->tmo)
+		bytes += (int64_t) sizeof(TimeoutState) + m->tmo->cap * (int64_t) sizeof(TimeoutCand) +
+			m->tmo->outcap * (int64_t) (sizeof(int32_t) + sizeof(bool));
+	return bytes;
 }
 
 static void
@@ -692,8 +789,8 @@ void
 mr_matcher_reset(MrMatcher *m, int64_t pos)
 {
 	release_threads(m, m->clist, 0, m->nc);
-	release_threads(m, m->nlist, 0, m->nn);
-	m->nc = m->nn = 0;
+	release_threads(m, m->s->nlist, 0, m->s->nn);
+	m->nc = m->s->nn = 0;
 	hist_release(m, m->best_hist);
 	m->best_hist = NULL;
 	m->has_best = false;
@@ -708,22 +805,22 @@ mr_matcher_reset(MrMatcher *m, int64_t pos)
 static int32_t
 begun_push(MrMatcher *m, int32_t loop, int32_t parent)
 {
-	if (m->nbnodes >= m->bcap)
+	if (m->s->nbnodes >= m->s->bcap)
 	{
-		m->bcap *= 2;
-		m->bnodes = mr_realloc(m->bnodes, sizeof(BegunNode) * (size_t) m->bcap);
+		m->s->bcap *= 2;
+		m->s->bnodes = mr_realloc(m->s->bnodes, sizeof(BegunNode) * (size_t) m->s->bcap);
 	}
-	m->bnodes[m->nbnodes].loop = loop;
-	m->bnodes[m->nbnodes].parent = parent;
-	return m->nbnodes++;
+	m->s->bnodes[m->s->nbnodes].loop = loop;
+	m->s->bnodes[m->s->nbnodes].parent = parent;
+	return m->s->nbnodes++;
 }
 
 /* the node of loop head pc `loop` in the set, or -1 */
 static int32_t
 begun_find(const MrMatcher *m, int32_t node, int32_t loop)
 {
-	for (; node >= 0; node = m->bnodes[node].parent)
-		if (m->bnodes[node].loop == loop)
+	for (; node >= 0; node = m->s->bnodes[node].parent)
+		if (m->s->bnodes[node].loop == loop)
 			return node;
 	return -1;
 }
@@ -732,20 +829,20 @@ begun_find(const MrMatcher *m, int32_t node, int32_t loop)
 static inline void
 stack_push(MrMatcher *m, int32_t pc, int32_t begun)
 {
-	if (m->stacktop >= m->stackcap)
+	if (m->s->stacktop >= m->s->stackcap)
 	{
-		m->stackcap *= 2;
-		m->stack = mr_realloc(m->stack, sizeof(StackEntry) * (size_t) m->stackcap);
+		m->s->stackcap *= 2;
+		m->s->stack = mr_realloc(m->s->stack, sizeof(StackEntry) * (size_t) m->s->stackcap);
 		if (m->K > 0)
-			m->stack_cnt = mr_realloc(m->stack_cnt,
-									  sizeof(int32_t) * (size_t) m->stackcap * m->K);
+			m->s->stack_cnt = mr_realloc(m->s->stack_cnt,
+									  sizeof(int32_t) * (size_t) m->s->stackcap * m->K);
 	}
-	m->stack[m->stacktop].pc = pc;
-	m->stack[m->stacktop].begun = begun;
+	m->s->stack[m->s->stacktop].pc = pc;
+	m->s->stack[m->s->stacktop].begun = begun;
 	if (m->K > 0)
-		memcpy(m->stack_cnt + (size_t) m->stacktop * m->K, m->cur_cnt,
+		memcpy(m->s->stack_cnt + (size_t) m->s->stacktop * m->K, m->s->cur_cnt,
 			   sizeof(int32_t) * (size_t) m->K);
-	m->stacktop++;
+	m->s->stacktop++;
 }
 
 /* the same, with counter k set to v */
@@ -753,7 +850,7 @@ static inline void
 stack_push_count(MrMatcher *m, int32_t pc, int32_t begun, int32_t k, int32_t v)
 {
 	stack_push(m, pc, begun);
-	m->stack_cnt[(size_t) (m->stacktop - 1) * m->K + k] = v;
+	m->s->stack_cnt[(size_t) (m->s->stacktop - 1) * m->K + k] = v;
 }
 
 /*
@@ -766,31 +863,31 @@ parked_duplicate(MrMatcher *m, int32_t pc, int64_t start)
 {
 	if (m->K > 0)
 	{
-		set_use(&m->pset, m->opts.dedup == MR_DEDUP_NONE ? m->cgen : m->pgen);
-		return set_seen(&m->pset, pc, 0,
+		set_use(&m->s->pset, m->opts.dedup == MR_DEDUP_NONE ? m->s->cgen : m->s->pgen);
+		return set_seen(&m->s->pset, pc, 0,
 						m->opts.dedup == MR_DEDUP_STATE ? 0 : start,
-						m->cur_cnt, m->merge, m->K);
+						m->s->cur_cnt, m->s->merge, m->K);
 	}
 	switch (m->opts.dedup)
 	{
 		case MR_DEDUP_STATE:
-			if (m->pstamp[pc] == m->pgen)
+			if (m->s->pstamp[pc] == m->s->pgen)
 				return true;
-			m->pstamp[pc] = m->pgen;
+			m->s->pstamp[pc] = m->s->pgen;
 			return false;
 		case MR_DEDUP_STATE_START:
-			if (m->pstamp[pc] == m->pgen && m->pstart[pc] == start)
+			if (m->s->pstamp[pc] == m->s->pgen && m->s->pstart[pc] == start)
 				return true;
-			m->pstamp[pc] = m->pgen;
-			m->pstart[pc] = start;
+			m->s->pstamp[pc] = m->s->pgen;
+			m->s->pstart[pc] = start;
 			return false;
 		case MR_DEDUP_NONE:
 			break;
 	}
 	/* the same thread reaching one pc by two epsilon paths */
-	if (m->vstamp[pc] == m->cgen)
+	if (m->s->vstamp[pc] == m->s->cgen)
 		return true;
-	m->vstamp[pc] = m->cgen;
+	m->s->vstamp[pc] = m->s->cgen;
 	return false;
 }
 
@@ -808,16 +905,16 @@ walk_first_visit(MrMatcher *m, int32_t pc, int32_t begun, int64_t *walked)
 
 	if (K == 0)
 	{
-		if (m->cstamp[pc] == m->cgen && m->cbegun[pc] == begun)
+		if (m->s->cstamp[pc] == m->s->cgen && m->s->cbegun[pc] == begun)
 			return 0;
-		m->cstamp[pc] = m->cgen;
-		m->cbegun[pc] = begun;
+		m->s->cstamp[pc] = m->s->cgen;
+		m->s->cbegun[pc] = begun;
 		return 1;
 	}
 	/* the state includes the counters; a counted walk can be long */
-	memcpy(m->cur_cnt, m->stack_cnt + (size_t) m->stacktop * K,
+	memcpy(m->s->cur_cnt, m->s->stack_cnt + (size_t) m->s->stacktop * K,
 		   sizeof(int32_t) * (size_t) K);
-	if (set_seen(&m->vset, pc, begun, 0, m->cur_cnt, NULL, K))
+	if (set_seen(&m->s->vset, pc, begun, 0, m->s->cur_cnt, NULL, K))
 		return 0;
 	if ((++*walked & 4095) == 0)
 	{
@@ -825,7 +922,7 @@ walk_first_visit(MrMatcher *m, int32_t pc, int32_t begun, int64_t *walked)
 		if (m->walk_cap > 0 && *walked > m->walk_cap)
 		{
 			m->overflow = true;
-			m->stacktop = 0;
+			m->s->stacktop = 0;
 			return -1;
 		}
 	}
@@ -850,7 +947,7 @@ walk_jump(MrMatcher *m, const MrInst *in, int32_t begun)
 		if (node < 0)
 			stack_push(m, in->x, begun);
 		else
-			stack_push(m, in->y, m->bnodes[node].parent);
+			stack_push(m, in->y, m->s->bnodes[node].parent);
 		return;
 	}
 	stack_push(m, in->x, begun);
@@ -881,7 +978,7 @@ static inline void
 walk_cloop(MrMatcher *m, const MrInst *in, int32_t pc, int32_t begun)
 {
 	const MrCounter *ctr = &m->prog->counters[in->ctr];
-	int32_t		c = m->cur_cnt[in->ctr];
+	int32_t		c = m->s->cur_cnt[in->ctr];
 	bool		can_iter = ctr->max == MR_QUANT_INF || c < ctr->max;
 	bool		can_exit = c >= ctr->min;
 	int32_t		bb = begun;
@@ -911,7 +1008,7 @@ static inline void
 walk_cback(MrMatcher *m, const MrInst *in, int32_t begun)
 {
 	const MrCounter *ctr = &m->prog->counters[in->ctr];
-	int64_t		n = (int64_t) m->cur_cnt[in->ctr] + 1;
+	int64_t		n = (int64_t) m->s->cur_cnt[in->ctr] + 1;
 	int32_t		node = in->back_edge ? begun_find(m, begun, in->loop) : -1;
 
 	if (node < 0)
@@ -924,7 +1021,7 @@ walk_cback(MrMatcher *m, const MrInst *in, int32_t begun)
 	else if (n > ctr->min)
 	{
 		/* an empty iteration past the lower bound: the last */
-		stack_push_count(m, in->y, m->bnodes[node].parent, in->ctr, 0);
+		stack_push_count(m, in->y, m->s->bnodes[node].parent, in->ctr, 0);
 	}
 	else
 	{
@@ -932,7 +1029,7 @@ walk_cback(MrMatcher *m, const MrInst *in, int32_t begun)
 		 * An empty iteration filling the lower bound; with fill_jump the run
 		 * of such iterations is taken at once (see the top of the file).
 		 */
-		stack_push_count(m, in->x, m->bnodes[node].parent, in->ctr,
+		stack_push_count(m, in->x, m->s->bnodes[node].parent, in->ctr,
 						 ctr->fill_jump ? ctr->min : (int32_t) n);
 	}
 }
@@ -947,16 +1044,16 @@ walk_park_at_end(MrMatcher *m, int32_t pc, int32_t begun, int64_t start,
 	int32_t		n = 0,
 				node;
 
-	m->rec_fail = true;			/* not memoized */
+	m->s->rec_fail = true;			/* not memoized */
 
-	for (node = begun; node >= 0; node = m->bnodes[node].parent)
+	for (node = begun; node >= 0; node = m->s->bnodes[node].parent)
 		n++;
 	if (n > 0)
 	{
 		t->begun = mr_new_array(int32_t, n);
 		t->nbegun = n;
-		for (node = begun; node >= 0; node = m->bnodes[node].parent)
-			t->begun[--n] = m->bnodes[node].loop;
+		for (node = begun; node >= 0; node = m->s->bnodes[node].parent)
+			t->begun[--n] = m->s->bnodes[node].loop;
 	}
 }
 
@@ -964,12 +1061,12 @@ walk_park_at_end(MrMatcher *m, int32_t pc, int32_t begun, int64_t start,
 static inline void
 walk_record(MrMatcher *m, int32_t item)
 {
-	if (!m->recording)
+	if (!m->s->recording)
 		return;
-	if (m->rec_n < MEMO_MAX_ITEMS)
-		m->rec_items[m->rec_n++] = item;
+	if (m->s->rec_n < MEMO_MAX_ITEMS)
+		m->s->rec_items[m->s->rec_n++] = item;
 	else
-		m->rec_fail = true;
+		m->s->rec_fail = true;
 }
 
 /*
@@ -999,19 +1096,19 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 	int32_t		i;
 
 	bump_cgen(m);
-	m->nbnodes = 0;
+	m->s->nbnodes = 0;
 	for (i = 0; i < nbegun0; i++)
 		b0 = begun_push(m, begun0[i], b0);
-	m->stacktop = 0;
+	m->s->stacktop = 0;
 	if (K > 0)
 	{
-		memcpy(m->cur_cnt, cnt0 ? cnt0 : m->zero_cnt, sizeof(int32_t) * (size_t) K);
-		set_use(&m->vset, m->cgen);
+		memcpy(m->s->cur_cnt, cnt0 ? cnt0 : m->s->zero_cnt, sizeof(int32_t) * (size_t) K);
+		set_use(&m->s->vset, m->s->cgen);
 	}
 	stack_push(m, pc0, b0);
-	while (m->stacktop > 0)
+	while (m->s->stacktop > 0)
 	{
-		StackEntry	e = m->stack[--m->stacktop];
+		StackEntry	e = m->s->stack[--m->s->stacktop];
 		int32_t		pc = e.pc;
 		const MrInst *in = &insts[pc];
 		int			visit;
@@ -1058,7 +1155,7 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 					m->stats.merged++;
 					break;
 				}
-				nlist_append(m, pc, start, hist, len);
+				nlist_append(m, pc, start, hist, len)->marked = true;
 				break;
 			case MR_OP_ABSENT:
 				if (m->finished)
@@ -1066,27 +1163,27 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 					/* the end of the partition: the host's clock decides */
 					set_best(m, start, start + len, hist);
 					m->best_by_end = true;
-					m->stacktop = 0;
+					m->s->stacktop = 0;
 					return true;
 				}
-				if (m->recording)
+				if (m->s->recording)
 				{
-					if (m->rec_n < MEMO_MAX_ITEMS)
-						m->rec_items[m->rec_n++] = pc;
+					if (m->s->rec_n < MEMO_MAX_ITEMS)
+						m->s->rec_items[m->s->rec_n++] = pc;
 					else
-						m->rec_fail = true;
+						m->s->rec_fail = true;
 				}
 				if (parked_duplicate(m, pc, start))
 				{
 					m->stats.merged++;
 					break;
 				}
-				nlist_append(m, pc, start, hist, len);
+				nlist_append(m, pc, start, hist, len)->marked = true;
 				break;
 			case MR_OP_ACCEPT:
 				walk_record(m, -1);
 				set_best(m, start, start + len, hist);
-				m->stacktop = 0;
+				m->s->stacktop = 0;
 				return true;
 		}
 	}
@@ -1103,7 +1200,7 @@ static bool
 closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 			 int64_t pos, const int32_t *cnt)
 {
-	ClosureMemo *cm = &m->memo[pc0];
+	ClosureMemo *cm = &m->s->memo[pc0];
 	uint64_t	steps0;
 	bool		accepted;
 	int32_t		k;
@@ -1119,7 +1216,7 @@ closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len
 		m->stats.memo_hits++;
 		for (k = 0; k < cm->nitems; k++)
 		{
-			int32_t		pc = cm->items[k];
+			int32_t		pc = m->s->memo_pool[cm->items + k];
 
 			if (pc < 0)
 			{
@@ -1131,25 +1228,33 @@ closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len
 				m->stats.merged++;
 				continue;
 			}
-			nlist_append(m, pc, start, hist, len);
+			nlist_append(m, pc, start, hist, len)->marked = true;
 		}
 		return false;
 	}
 
 	/* first walk from pc0: record it */
-	m->recording = true;
-	m->rec_fail = false;
-	m->rec_n = 0;
+	m->s->recording = true;
+	m->s->rec_fail = false;
+	m->s->rec_n = 0;
 	steps0 = m->stats.steps;
 	accepted = closure(m, pc0, start, hist, len, pos, NULL, 0, NULL);
-	m->recording = false;
-	if (m->rec_fail)
+	m->s->recording = false;
+	if (m->s->rec_fail)
 		cm->state = MEMO_NONE;
 	else
 	{
-		cm->items = mr_new_array(int32_t, m->rec_n > 0 ? m->rec_n : 1);
-		memcpy(cm->items, m->rec_items, sizeof(int32_t) * (size_t) m->rec_n);
-		cm->nitems = m->rec_n;
+		MrMatchScratch *s = m->s;
+
+		if (s->memo_used + s->rec_n > s->memo_cap)
+		{
+			s->memo_cap = 2 * (s->memo_used + s->rec_n);
+			s->memo_pool = mr_realloc(s->memo_pool, sizeof(int32_t) * (size_t) s->memo_cap);
+		}
+		cm->items = s->memo_used;
+		memcpy(s->memo_pool + s->memo_used, s->rec_items, sizeof(int32_t) * (size_t) s->rec_n);
+		s->memo_used += s->rec_n;
+		cm->nitems = m->s->rec_n;
 		cm->steps = (uint32_t) (m->stats.steps - steps0);
 		cm->state = MEMO_READY;
 	}
@@ -1176,6 +1281,39 @@ check_limits(MrMatcher *m)
 	return MR_MATCH_OK;
 }
 
+/*
+ * The per-position marks the previous row's step left, which the new start
+ * of this row is merged against, rebuilt from the threads that set them
+ * (the marks are the scratch's, dead between calls).  Only MR_DEDUP_STATE
+ * reads them: a thread waiting here started before this row, so under
+ * MR_DEDUP_STATE_START it never merges the new start, and MR_DEDUP_NONE
+ * merges within one walk only.  With counters the parked set is replayed
+ * in list order, which the step built it in.
+ */
+static void
+restore_position_marks(MrMatcher *m)
+{
+	MrMatchScratch *s = m->s;
+	int64_t		i;
+
+	bump_pgen(m);
+	if (m->opts.dedup != MR_DEDUP_STATE)
+		return;
+	if (m->K > 0)
+		set_use(&s->pset, s->pgen);
+	for (i = 0; i < m->nc; i++)
+	{
+		const Thread *t = &m->clist[i];
+
+		if (!t->marked)
+			continue;
+		if (m->K > 0)
+			(void) set_seen(&s->pset, t->pc, 0, 0, CCNT(m, i), s->merge, m->K);
+		else
+			s->pstamp[t->pc] = s->pgen;
+	}
+}
+
 MrMatchStatus
 mr_matcher_feed(MrMatcher *m, int64_t pos)
 {
@@ -1192,21 +1330,22 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 	 */
 	if (!m->has_best)
 	{
-		m->nn = 0;
+		restore_position_marks(m);
+		m->s->nn = 0;
 		closure_memo(m, 0, pos, NULL, 0, pos, NULL);
 		/* append the new threads to clist */
-		CLIST_RESERVE(m, m->nc + m->nn);
-		for (i = 0; i < m->nn; i++)
-			m->clist[m->nc + i] = m->nlist[i];
-		if (m->K > 0)
-			memcpy(CCNT(m, m->nc), m->ncnt, sizeof(int32_t) * (size_t) (m->nn * m->K));
-		m->nc += m->nn;
-		m->nn = 0;
+		CLIST_RESERVE(m, m->nc + m->s->nn);
+		for (i = 0; i < m->s->nn; i++)
+			m->clist[m->nc + i] = m->s->nlist[i];
+		if (m->K > 0 && m->s->nn > 0)
+			memcpy(CCNT(m, m->nc), m->s->ncnt, sizeof(int32_t) * (size_t) (m->s->nn * m->K));
+		m->nc += m->s->nn;
+		m->s->nn = 0;
 	}
 
 	/* consume row pos */
 	bump_pgen(m);
-	m->nn = 0;
+	m->s->nn = 0;
 	for (i = 0; i < m->nc; i++)
 	{
 		Thread	   *t = &m->clist[i];
@@ -1233,7 +1372,7 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 										m->K > 0 ? CCNT(m, i) : NULL);
 				hist_release(m, h);
 				if (accepted || m->overflow ||
-					(m->opts.max_threads > 0 && m->nn > m->opts.max_threads))
+					(m->opts.max_threads > 0 && m->s->nn > m->opts.max_threads))
 				{
 					/* the rest has lower priority, or the budget is spent */
 					release_threads(m, m->clist, i, m->nc);
@@ -1266,7 +1405,7 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 			{
 				/* parked on, with its counters (all 0: NOT v is in no loop) */
 				if (m->K > 0)
-					memcpy(m->cur_cnt, CCNT(m, i), sizeof(int32_t) * (size_t) m->K);
+					memcpy(m->s->cur_cnt, CCNT(m, i), sizeof(int32_t) * (size_t) m->K);
 				nlist_append(m, t->pc, t->start, t->hist, t->len)->deadline = t->deadline;
 			}
 		}
@@ -1288,7 +1427,7 @@ mr_matcher_finish(MrMatcher *m)
 		return MR_MATCH_OK;
 	m->finished = true;
 	bump_pgen(m);
-	m->nn = 0;
+	m->s->nn = 0;
 	for (i = 0; i < m->nc; i++)
 	{
 		Thread	   *t = &m->clist[i];
@@ -1317,8 +1456,8 @@ mr_matcher_finish(MrMatcher *m)
 	}
 	m->nc = 0;
 	/* nothing can wait for a row after the end */
-	release_threads(m, m->nlist, 0, m->nn);
-	m->nn = 0;
+	release_threads(m, m->s->nlist, 0, m->s->nn);
+	m->s->nn = 0;
 	return m->overflow ? MR_MATCH_TOO_MANY_THREADS : MR_MATCH_OK;
 }
 
@@ -1404,23 +1543,23 @@ mr_matcher_decided_match(MrMatcher *m, MrMatch *out)
 	if (m->nc != 0 || !m->has_best)
 		return false;
 	n = m->best_end - m->best_start;
-	if (n > m->out_cap)
+	if (n > m->s->out_cap)
 	{
-		int64_t		ncap = n > 2 * m->out_cap ? n : 2 * m->out_cap;
+		int64_t		ncap = n > 2 * m->s->out_cap ? n : 2 * m->s->out_cap;
 
-		m->out_vars = mr_realloc(m->out_vars, sizeof(int32_t) * (size_t) ncap);
-		m->out_excl = mr_realloc(m->out_excl, sizeof(bool) * (size_t) ncap);
-		m->out_cap = ncap;
+		m->s->out_vars = mr_realloc(m->s->out_vars, sizeof(int32_t) * (size_t) ncap);
+		m->s->out_excl = mr_realloc(m->s->out_excl, sizeof(bool) * (size_t) ncap);
+		m->s->out_cap = ncap;
 	}
 	for (i = n - 1, h = m->best_hist; i >= 0 && h; i--, h = h->prev)
 	{
-		m->out_vars[i] = h->var;
-		m->out_excl[i] = h->excluded;
+		m->s->out_vars[i] = h->var;
+		m->s->out_excl[i] = h->excluded;
 	}
 	out->start = m->best_start;
 	out->end = m->best_end;
-	out->vars = m->out_vars;
-	out->excluded = m->out_excl;
+	out->vars = m->s->out_vars;
+	out->excluded = m->s->out_excl;
 	out->by_end = m->best_by_end;
 	return true;
 }
@@ -1435,8 +1574,8 @@ mr_matcher_earliest_live(const MrMatcher *m)
 	else if (m->has_best)
 		e = m->best_start;
 	/* a timeout candidate's rows are still to be output */
-	if (m->ntcands > 0 && m->tcands[0].start < e)
-		e = m->tcands[0].start;
+	if (m->tmo && m->tmo->n > 0 && m->tmo->cands[0].start < e)
+		e = m->tmo->cands[0].start;
 	return e;
 }
 
@@ -1476,14 +1615,14 @@ mr_matcher_stats(const MrMatcher *m)
 static void
 sym_reserve(MrMatcher *m, int64_t need)
 {
-	if (need <= m->sym_cap)
+	if (need <= m->s->sym_cap)
 		return;
-	if (need < 2 * m->sym_cap)
-		need = 2 * m->sym_cap;
-	m->sym_ext = mr_realloc(m->sym_ext, sizeof(int32_t) * (size_t) need);
-	m->sym_pcs = mr_realloc(m->sym_pcs, sizeof(int32_t) * (size_t) need);
-	m->sym_src = mr_realloc(m->sym_src, sizeof(int32_t) * (size_t) need);
-	m->sym_cap = need;
+	if (need < 2 * m->s->sym_cap)
+		need = 2 * m->s->sym_cap;
+	m->s->sym_ext = mr_realloc(m->s->sym_ext, sizeof(int32_t) * (size_t) need);
+	m->s->sym_pcs = mr_realloc(m->s->sym_pcs, sizeof(int32_t) * (size_t) need);
+	m->s->sym_src = mr_realloc(m->s->sym_src, sizeof(int32_t) * (size_t) need);
+	m->s->sym_cap = need;
 }
 
 void
@@ -1507,8 +1646,9 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 	{
 		Thread	   *t = &m->clist[i];
 
-		m->pstamp[pcs[i]] = m->pgen;
+		m->s->pstamp[pcs[i]] = m->s->pgen;
 		t->pc = pcs[i];
+		t->marked = true;
 		t->start = i;
 		t->hist = NULL;
 		t->len = 0;
@@ -1522,26 +1662,26 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 	/* as mr_matcher_feed(): the new start, appended with the lowest priority */
 	if (!has_best)
 	{
-		m->nn = 0;
+		m->s->nn = 0;
 		out->empty_accept = closure_memo(m, 0, n, NULL, 0, 1, NULL);
-		CLIST_RESERVE(m, m->nc + m->nn);
-		for (i = 0; i < m->nn; i++)
+		CLIST_RESERVE(m, m->nc + m->s->nn);
+		for (i = 0; i < m->s->nn; i++)
 		{
-			m->clist[m->nc + i] = m->nlist[i];
+			m->clist[m->nc + i] = m->s->nlist[i];
 			m->clist[m->nc + i].start = m->nc + i;
 		}
-		m->nc += m->nn;
-		m->nn = 0;
+		m->nc += m->s->nn;
+		m->s->nn = 0;
 	}
 	sym_reserve(m, m->nc + 1);
 	for (i = 0; i < m->nc; i++)
-		m->sym_ext[i] = m->clist[i].pc;
+		m->s->sym_ext[i] = m->clist[i].pc;
 	out->ext_n = (int32_t) m->nc;
-	out->ext_pcs = m->sym_ext;
+	out->ext_pcs = m->s->sym_ext;
 
 	/* consume the row */
 	bump_pgen(m);
-	m->nn = 0;
+	m->s->nn = 0;
 	out->accept_src = -1;
 	for (i = 0; i < m->nc; i++)
 	{
@@ -1566,18 +1706,18 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 		release_thread(m, t);
 	}
 	m->nc = 0;
-	sym_reserve(m, m->nn + 1);
-	for (i = 0; i < m->nn; i++)
+	sym_reserve(m, m->s->nn + 1);
+	for (i = 0; i < m->s->nn; i++)
 	{
-		m->sym_pcs[i] = m->nlist[i].pc;
-		m->sym_src[i] = (int32_t) m->nlist[i].start;
+		m->s->sym_pcs[i] = m->s->nlist[i].pc;
+		m->s->sym_src[i] = (int32_t) m->s->nlist[i].start;
 	}
-	out->next_n = (int32_t) m->nn;
-	out->ext_pcs = m->sym_ext;	/* sym_reserve() may have moved it */
-	out->next_pcs = m->sym_pcs;
-	out->next_src = m->sym_src;
-	release_threads(m, m->nlist, 0, m->nn);
-	m->nn = 0;
+	out->next_n = (int32_t) m->s->nn;
+	out->ext_pcs = m->s->sym_ext;	/* sym_reserve() may have moved it */
+	out->next_pcs = m->s->sym_pcs;
+	out->next_src = m->s->sym_src;
+	release_threads(m, m->s->nlist, 0, m->s->nn);
+	m->s->nn = 0;
 }
 
 /* ---------- timeout rows (see the top of the file) ---------- */
@@ -1587,9 +1727,11 @@ timeouts_clear(MrMatcher *m)
 {
 	int64_t		i;
 
-	for (i = 0; i < m->ntcands; i++)
-		hist_release(m, m->tcands[i].hist);
-	m->ntcands = 0;
+	if (m->tmo == NULL)
+		return;
+	for (i = 0; i < m->tmo->n; i++)
+		hist_release(m, m->tmo->cands[i].hist);
+	m->tmo->n = 0;
 }
 
 /* the expiry of a VAR-parked thread, asking the host once */
@@ -1613,21 +1755,27 @@ thread_expiry(MrMatcher *m, Thread *t)
 static void
 timeout_note(MrMatcher *m, const Thread *t)
 {
-	int64_t		i = m->ntcands;
+	int64_t		i;
 	TimeoutCand *c;
 
-	while (i > 0 && m->tcands[i - 1].start > t->start)
-		i--;
-	if (i > 0 && m->tcands[i - 1].start == t->start)
-		return;					/* a more preferred thread expired first */
-	if (m->ntcands >= m->tcap)
+	if (m->tmo == NULL)
 	{
-		m->tcap = m->tcap > 0 ? 2 * m->tcap : 8;
-		m->tcands = mr_realloc(m->tcands, sizeof(TimeoutCand) * (size_t) m->tcap);
+		m->tmo = mr_new(TimeoutState);
+		memset(m->tmo, 0, sizeof(TimeoutState));
 	}
-	memmove(&m->tcands[i + 1], &m->tcands[i], sizeof(TimeoutCand) * (size_t) (m->ntcands - i));
-	m->ntcands++;
-	c = &m->tcands[i];
+	i = m->tmo->n;
+	while (i > 0 && m->tmo->cands[i - 1].start > t->start)
+		i--;
+	if (i > 0 && m->tmo->cands[i - 1].start == t->start)
+		return;					/* a more preferred thread expired first */
+	if (m->tmo->n >= m->tmo->cap)
+	{
+		m->tmo->cap = m->tmo->cap > 0 ? 2 * m->tmo->cap : 8;
+		m->tmo->cands = mr_realloc(m->tmo->cands, sizeof(TimeoutCand) * (size_t) m->tmo->cap);
+	}
+	memmove(&m->tmo->cands[i + 1], &m->tmo->cands[i], sizeof(TimeoutCand) * (size_t) (m->tmo->n - i));
+	m->tmo->n++;
+	c = &m->tmo->cands[i];
 	c->start = t->start;
 	c->len = t->len;
 	c->deadline = t->expiry;
@@ -1698,30 +1846,30 @@ mr_matcher_decided_timeout(MrMatcher *m, MrMatch *out, int64_t *deadline)
 	int64_t		lim = INT64_MAX,
 				i;
 
-	if (m->ntcands == 0)
+	if (m->tmo == NULL || m->tmo->n == 0)
 		return false;
-	c = &m->tcands[0];
+	c = &m->tmo->cands[0];
 	if (m->nc > 0)
 		lim = m->clist[0].start;
 	if (m->has_best && m->best_start < lim)
 		lim = m->best_start;
 	if (c->start >= lim)
 		return false;			/* an earlier or equal start is still live */
-	if (c->len > m->tout_cap)
+	if (c->len > m->tmo->outcap)
 	{
-		m->tout_cap = c->len > 2 * m->tout_cap ? c->len : 2 * m->tout_cap;
-		m->tout_vars = mr_realloc(m->tout_vars, sizeof(int32_t) * (size_t) m->tout_cap);
-		m->tout_excl = mr_realloc(m->tout_excl, sizeof(bool) * (size_t) m->tout_cap);
+		m->tmo->outcap = c->len > 2 * m->tmo->outcap ? c->len : 2 * m->tmo->outcap;
+		m->tmo->vars = mr_realloc(m->tmo->vars, sizeof(int32_t) * (size_t) m->tmo->outcap);
+		m->tmo->excl = mr_realloc(m->tmo->excl, sizeof(bool) * (size_t) m->tmo->outcap);
 	}
 	for (i = c->len - 1, h = c->hist; i >= 0 && h; i--, h = h->prev)
 	{
-		m->tout_vars[i] = h->var;
-		m->tout_excl[i] = h->excluded;
+		m->tmo->vars[i] = h->var;
+		m->tmo->excl[i] = h->excluded;
 	}
 	out->start = c->start;
 	out->end = c->start + c->len;
-	out->vars = m->tout_vars;
-	out->excluded = m->tout_excl;
+	out->vars = m->tmo->vars;
+	out->excluded = m->tmo->excl;
 	out->number = 0;
 	out->by_end = false;
 	*deadline = c->deadline;
@@ -1731,11 +1879,11 @@ mr_matcher_decided_timeout(MrMatcher *m, MrMatch *out, int64_t *deadline)
 void
 mr_matcher_pop_timeout(MrMatcher *m)
 {
-	if (m->ntcands == 0)
+	if (m->tmo == NULL || m->tmo->n == 0)
 		return;
-	hist_release(m, m->tcands[0].hist);
-	m->ntcands--;
-	memmove(&m->tcands[0], &m->tcands[1], sizeof(TimeoutCand) * (size_t) m->ntcands);
+	hist_release(m, m->tmo->cands[0].hist);
+	m->tmo->n--;
+	memmove(&m->tmo->cands[0], &m->tmo->cands[1], sizeof(TimeoutCand) * (size_t) m->tmo->n);
 }
 
 /*

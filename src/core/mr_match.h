@@ -41,6 +41,22 @@
  * AFTER MATCH SKIP position with mr_matcher_reset() and re-feeds from there.
  * All allocation happens in the host's current memory context at the time
  * of the call (the server keeps the matcher's context current while calling).
+ *
+ * Two lifetimes.  A matcher (MrMatcher) holds only what lives from one row
+ * to the next: its thread list, their label history, the pending match and
+ * its statistics, allocated when first needed and grown on demand, so that
+ * the matcher of a partition with one live thread takes a few hundred
+ * bytes.  Everything a single call of feed/finish/symbolic_step uses and
+ * leaves dead -- the walk's stack and per-instruction marks, loop-iteration
+ * nodes, the list being built for the next row, the counted loops' state
+ * sets, the closure memo of the program (its recordings depend on the
+ * program only) and the decided match's output arrays -- is a scratch
+ * block (MrMatchScratch) of one program, which any number of matchers of
+ * that program share: a host makes one per query run and hands it to
+ * mr_matcher_create_shared().  The scratch allocates only when it is
+ * created (in the context current then) and grows its arrays in place, so
+ * the matchers sharing it may be called in any context.  Matchers sharing
+ * a scratch must not run calls at once (one thread of control).
  *-------------------------------------------------------------------------
  */
 #ifndef MR_MATCH_H
@@ -150,9 +166,22 @@ typedef struct MrMatcherStats
 } MrMatcherStats;
 
 typedef struct MrMatcher MrMatcher;
+typedef struct MrMatchScratch MrMatchScratch;
 
+/* the scratch of one program's matchers (see "Two lifetimes" above) */
+extern MrMatchScratch *mr_match_scratch_create(const MrProgram *prog);
+
+/* a matcher using `scratch`, which must be of the same program (else NULL) */
+extern MrMatcher *mr_matcher_create_shared(const MrProgram *prog,
+										   const MrMatcherOptions *opts,
+										   MrMatchScratch *scratch);
+
+/* a matcher with a scratch of its own */
 extern MrMatcher *mr_matcher_create(const MrProgram *prog,
 									const MrMatcherOptions *opts);
+
+/* the bytes the matcher itself holds (its scratch not included) */
+extern int64_t mr_matcher_bytes(const MrMatcher *m);
 
 /* forget all threads and start searching at row `pos` */
 extern void mr_matcher_reset(MrMatcher *m, int64_t pos);
@@ -166,7 +195,10 @@ extern MrMatchStatus mr_matcher_finish(MrMatcher *m);
 /* the next row the matcher expects */
 extern int64_t mr_matcher_next_row(const MrMatcher *m);
 
-/* true when a match is decided; *out is filled (arrays valid until reset) */
+/*
+ * true when a match is decided; *out is filled (its arrays are the
+ * scratch's: valid until the next call on a matcher sharing it)
+ */
 extern bool mr_matcher_decided_match(MrMatcher *m, MrMatch *out);
 
 /* true when the search is over: a decided match, or nothing alive after finish */

@@ -6,7 +6,10 @@
  *
  * The engine (src/core/mr_ijoin.c) decides which pairs and padded rows to
  * output and when; this file only evaluates.  Memory: the run's context
- * holds the expression states and slots; its rows context the retained
+ * holds the expression states, the slots and the engine's state (each
+ * entry point switches to it, since a host such as a stream's worker calls
+ * them from contexts reset between calls; the out callback runs in the
+ * caller's context again); its rows context the retained
  * tuples with their key values (freed when the engine releases a row);
  * the expression context's per-tuple memory everything a call evaluates,
  * reset at the start of each push and advance.
@@ -48,6 +51,7 @@ struct MrIjRun
 	MrIjOutFn	out;
 	void	   *out_arg;
 	bool		no_release;		/* rebuilding the engine: keep the rows */
+	MemoryContext caller_cxt;	/* current at the entry point: the out callback's */
 
 	TupleDesc	desc[2];
 	TupleTableSlot *slot[2];
@@ -142,7 +146,12 @@ output(MrIjRun *r, const IjHostRow *l, const IjHostRow *rr)
 		info.time[s] = h ? h->time : 0;
 		info.time_null[s] = h ? h->time_null : true;
 	}
-	r->out(r->out_arg, slot, &info);
+	{
+		MemoryContext old = MemoryContextSwitchTo(r->caller_cxt);
+
+		r->out(r->out_arg, slot, &info);
+		MemoryContextSwitchTo(old);
+	}
 }
 
 static void
@@ -344,21 +353,27 @@ mr_ijrun_push(MrIjRun *r, int side, HeapTuple tuple, uint64 id)
 
 	ResetExprContext(r->econtext);
 	make_row(r, side, tuple, id, &er);
+	r->caller_cxt = MemoryContextSwitchTo(r->cxt);
 	mr_ijoin_push(r->engine, side, &er);
+	MemoryContextSwitchTo(r->caller_cxt);
 }
 
 void
 mr_ijrun_advance(MrIjRun *r, int64 watermark)
 {
 	ResetExprContext(r->econtext);
+	r->caller_cxt = MemoryContextSwitchTo(r->cxt);
 	mr_ijoin_advance(r->engine, watermark);
+	MemoryContextSwitchTo(r->caller_cxt);
 }
 
 void
 mr_ijrun_finish(MrIjRun *r)
 {
 	ResetExprContext(r->econtext);
+	r->caller_cxt = MemoryContextSwitchTo(r->cxt);
 	mr_ijoin_finish(r->engine);
+	MemoryContextSwitchTo(r->caller_cxt);
 }
 
 typedef struct SavedRow
@@ -418,6 +433,55 @@ mr_ijrun_checkpoint_restore(MrIjRun *r)
 	}
 	if (sc.rows)
 		pfree(sc.rows);
+	MemoryContextSwitchTo(old);
+}
+
+typedef struct RunVisitCtx
+{
+	MrIjRunVisitFn fn;
+	void	   *arg;
+} RunVisitCtx;
+
+static void
+run_visit(void *arg, int side, const MrIjRow *row, bool matched)
+{
+	RunVisitCtx *vc = arg;
+	const IjHostRow *h = row->handle;
+
+	vc->fn(vc->arg, side, h->tuple, h->id, matched);
+}
+
+/*
+ * Visit the retained rows as the tuples pushed (a side's rows in (time, id)
+ * order), each with its id and matched flag: what a host stores to rebuild
+ * the state with mr_ijrun_restore_watermark() and mr_ijrun_restore_row().
+ */
+void
+mr_ijrun_checkpoint(MrIjRun *r, MrIjRunVisitFn fn, void *arg)
+{
+	RunVisitCtx vc = {fn, arg};
+
+	mr_ijoin_checkpoint(r->engine, run_visit, &vc);
+}
+
+void
+mr_ijrun_restore_watermark(MrIjRun *r, int64 watermark)
+{
+	mr_ijoin_restore_watermark(r->engine, watermark);	/* allocates nothing */
+}
+
+/* a retained row back, as checkpointed: no probe, no output */
+void
+mr_ijrun_restore_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id, bool matched)
+{
+	MrIjRow		er;
+
+	MemoryContext old;
+
+	ResetExprContext(r->econtext);
+	make_row(r, side, tuple, id, &er);
+	old = MemoryContextSwitchTo(r->cxt);
+	mr_ijoin_restore_row(r->engine, side, &er, matched);
 	MemoryContextSwitchTo(old);
 }
 

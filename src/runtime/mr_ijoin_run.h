@@ -43,6 +43,14 @@ extern void mr_ijrun_advance(MrIjRun *r, int64 watermark);
 extern void mr_ijrun_finish(MrIjRun *r);
 extern MrIjoin *mr_ijrun_engine(MrIjRun *r);
 extern void mr_ijrun_checkpoint_restore(MrIjRun *r);
+
+/* a retained row of a checkpoint: the tuple pushed, its id, matched flag */
+typedef void (*MrIjRunVisitFn) (void *arg, int side, HeapTuple tuple, uint64 id,
+								bool matched);
+extern void mr_ijrun_checkpoint(MrIjRun *r, MrIjRunVisitFn fn, void *arg);
+extern void mr_ijrun_restore_watermark(MrIjRun *r, int64 watermark);
+extern void mr_ijrun_restore_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id,
+								 bool matched);
 extern void mr_ijrun_free(MrIjRun *r);
 
 #endif							/* MR_IJOIN_RUN_H */

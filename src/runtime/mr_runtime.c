@@ -332,14 +332,27 @@ part_attach_matcher(MrRuntime *rt, MrPartState *ps)
 	}
 	else
 	{
+		/* the scratch of one step, shared by every matcher of the runtime */
+		if (rt->match_scratch == NULL)
+		{
+			old = MemoryContextSwitchTo(rt->cxt);
+			rt->match_scratch = mr_match_scratch_create(rt->q->program);
+			MemoryContextSwitchTo(old);
+		}
 		b = MemoryContextAllocZero(rt->cxt, sizeof(MrMatcherBox));
-		/* one block holds a small pattern's matcher, its first history nodes included */
+		/*
+		 * A matcher holds only its threads and their history: a small first
+		 * block, growing with them
+		 */
 		b->cxt = AllocSetContextCreate(rt->cxt, "match_recognize matcher",
 									   MR_MATCHER_BLOCK, MR_MATCHER_BLOCK,
 									   ALLOCSET_DEFAULT_MAXSIZE);
 		old = MemoryContextSwitchTo(b->cxt);
-		b->m = mr_matcher_create(rt->q->program, &rt->matcher_opts);
+		b->m = mr_matcher_create_shared(rt->q->program, &rt->matcher_opts,
+										rt->match_scratch);
 		MemoryContextSwitchTo(old);
+		if (b->m == NULL)
+			elog(ERROR, "match_recognize matcher scratch of another program");
 		b->counted = *mr_matcher_stats(b->m);
 	}
 	old = MemoryContextSwitchTo(b->cxt);

@@ -76,7 +76,7 @@ typedef struct MrRow
 #define MR_OWN_RING_INITIAL 64	/* ring slots of the runtime's own partition */
 #define MR_RUN_RING_INITIAL 8	/* ... of a partition run: most keep a few rows */
 #define MR_SPARE_MATCHERS 16	/* matchers kept for the next partition to need one */
-#define MR_MATCHER_BLOCK (16 * 1024)	/* first block of a matcher's context */
+#define MR_MATCHER_BLOCK 1024	/* first block of a matcher's context (the least) */
 
 /*
  * DFA mode (mr_dfa.h): for a query whose pattern the automaton supports,
@@ -91,7 +91,10 @@ typedef struct MrRow
 /*
  * A matcher of mr_match.h in a memory context of its own, so that it can be
  * dropped whole (the matcher allocates in the context current at each
- * call).  `counted` is what of its statistics the runtime's totals hold.
+ * call).  It holds only its threads, their history and the pending match;
+ * the scratch of a step is the runtime's (match_scratch, one for all its
+ * matchers), so a live partition's matcher costs about its context's first
+ * block.  `counted` is what of its statistics the runtime's totals hold.
  */
 typedef struct MrMatcherBox
 {
@@ -329,6 +332,7 @@ struct MrRuntime
 	dlist_head	states;			/* every MrPartState */
 	MrMatcherBox *spare_matchers;
 	int			nspare_matchers;
+	MrMatchScratch *match_scratch;	/* of every matcher above (mr_match.h) */
 	MrMatcherStats gone_matcher_stats;
 	uint64		gone_dfa_steps;
 	int64		nruns;			/* partition runs not freed */

@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  * mr_ijoin_selftest.c
- *	  Test-only SQL functions over the interval join (no stream drives it
- *	  yet): its analysis, and the engine run over two tables' rows in a
- *	  shuffled commit order, compared with PostgreSQL's own join.  They
- *	  are not part of the extension's install scripts: a test declares
- *	  them itself,
+ *	  Test-only SQL functions over the interval join (streams run it in
+ *	  mr_stream_join.c): its analysis, and the engine run over two
+ *	  tables' rows in a shuffled commit order, compared with PostgreSQL's
+ *	  own join.  They are not part of the extension's install scripts: a
+ *	  test declares them itself,
  *
  *		CREATE FUNCTION pg_temp.ijoin_analyze(text)
  *		  RETURNS TABLE (item text, value text)

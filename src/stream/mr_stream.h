@@ -15,7 +15,8 @@
  *							same process (mr_stream_proto.h)
  *	mr_stream_worker*.c ...	one background worker per stream (see
  *							mr_stream_worker_int.h for its files)
- *	mr_stream_sql.c			match_recognize_create_stream / _drop_stream
+ *	mr_stream_sql.c			match_recognize_create_stream / _drop_stream,
+ *							the controls, restore, the DDL event triggers
  *
  * The replication slots are the registry the launcher reads: every stream
  * has a logical slot named mr_<database oid>_<stream id>_<owner oid>_<nonce>,
@@ -30,6 +31,7 @@
 
 #include "access/htup.h"
 #include "access/xlogdefs.h"
+#include "datatype/timestamp.h"
 #include "fmgr.h"
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
@@ -84,6 +86,10 @@ enum
 	Anum_mrs_restart_seq,
 	Anum_mrs_checkpoint_state,
 	Anum_mrs_checkpointed_at,
+	Anum_mrs_kind,				/* interval join streams from here on */
+	Anum_mrs_output_watermark,
+	Anum_mrs_start_failures,	/* the worker's columns (added last) */
+	Anum_mrs_confirmed_lsn,
 	Natts_mrs
 };
 
@@ -126,8 +132,11 @@ extern void mr_stream_wake_launcher(void);
 /* a worker's entry (mr_stream_attach at start, released at exit) */
 extern bool mr_stream_attach(const char *slot);
 extern bool mr_stream_stop_requested(void);
+extern int	mr_stream_login_begin(void);
+extern void mr_stream_login_done(void);
 extern void mr_stream_report_progress(XLogRecPtr lsn);
 extern void mr_stream_report_backfill(int64 rows, int64 total);
+extern void mr_stream_report_caught_up(TimestampTz t);
 
 /* drop_stream: ask the worker of a slot to release it and exit */
 extern void mr_stream_request_stop(const char *slot);
@@ -136,6 +145,8 @@ extern void mr_stream_cancel_stop(const char *slot);
 extern bool mr_stream_stopping(const char *slot);
 
 /* the launcher's view */
+extern bool mr_stream_worker_running(const char *slot);
+extern void mr_stream_set_no_worker(const char *slot, bool failed);
 extern void mr_stream_launcher_attach(void);
 extern void mr_stream_launcher_detach(void);
 

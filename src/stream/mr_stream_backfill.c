@@ -29,7 +29,9 @@
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "catalog/pg_type.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
 #include "mr_stream_worker_int.h"
@@ -51,6 +53,51 @@ snapshot_text(Snapshot snap)
 	return b.data;
 }
 
+/*
+ * The condition on the event time of a row the stream takes: not NULL and,
+ * for the types that have them, not NaN nor an infinity (a NaN sorts above
+ * infinity); the other rows are counted as NULL (mrs_ingest does the same
+ * with rows that arrive later).
+ */
+static char *
+usable_key(const char *lead)
+{
+	switch (getBaseType(MyStream->keytype))
+	{
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+		case DATEOID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case NUMERICOID:
+			return psprintf("(%s OPERATOR(pg_catalog.<) 'infinity' AND %s OPERATOR(pg_catalog.>) '-infinity')",
+							lead, lead);
+		default:
+			return psprintf("%s IS NOT NULL", lead);
+	}
+}
+
+/* the rows the backfill does not take go to the late table, if any */
+static void
+backfill_unusable(void)
+{
+	MrsStream  *s = MyStream;
+	const char *lead = quote_identifier(NameStr(TupleDescAttr(s->indesc, s->lead)->attname));
+	char	   *cols = mrs_column_list(s->indesc, NULL);
+	SPIPlanPtr	plan;
+
+	if (!OidIsValid(s->late_table))
+		return;
+	plan = mrs_prepare(psprintf("INSERT INTO %s (%s) SELECT %s FROM %s WHERE %s IS NOT TRUE",
+								mrs_qualified(s->late_table), cols, cols,
+								mrs_qualified(s->source), usable_key(lead)),
+					   0, NULL);
+	/* under the backfill's snapshot: later rows come from the WAL */
+	mrs_spi_check(SPI_execute_snapshot(plan, NULL, NULL, GetActiveSnapshot(), InvalidSnapshot,
+									   false, false, 0),
+				  SPI_OK_INSERT, "backfill of the late table");
+}
+
 static char *
 backfill_query(void)
 {
@@ -61,8 +108,8 @@ backfill_query(void)
 	int			i;
 
 	initStringInfo(&b);
-	appendStringInfo(&b, "SELECT %s FROM %s WHERE %s IS NOT NULL ORDER BY ",
-					 mrs_column_list(s->indesc, NULL), mrs_qualified(s->source), lead);
+	appendStringInfo(&b, "SELECT %s FROM %s WHERE %s ORDER BY ",
+					 mrs_column_list(s->indesc, NULL), mrs_qualified(s->source), usable_key(lead));
 	for (i = 0; i < s->npart; i++)
 		appendStringInfo(&b, "%s, ",
 						 quote_identifier(NameStr(TupleDescAttr(s->indesc, s->partcols[i])->attname)));
@@ -84,8 +131,9 @@ backfill_count(void)
 {
 	MrsStream  *s = MyStream;
 	const char *lead = quote_identifier(NameStr(TupleDescAttr(s->indesc, s->lead)->attname));
-	char	   *sql = psprintf("SELECT pg_catalog.count(%s), pg_catalog.count(*) OPERATOR(pg_catalog.-) pg_catalog.count(%s), pg_catalog.max(%s) FROM %s",
-							   lead, lead, lead, mrs_qualified(s->source));
+	char	   *usable = usable_key(lead);
+	char	   *sql = psprintf("SELECT pg_catalog.count(*) FILTER (WHERE %s), pg_catalog.count(*) FILTER (WHERE %s IS NOT TRUE), pg_catalog.max(%s) FILTER (WHERE %s) FROM %s",
+							   usable, usable, lead, usable, mrs_qualified(s->source));
 	SPITupleTable *tt;
 	bool		isnull;
 	int64		total,
@@ -147,6 +195,7 @@ mrs_backfill(void)
 	Portal		portal;
 
 	mrs_parse_snapshot(snapshot_text(GetActiveSnapshot()));
+	backfill_unusable();
 	mr_stream_report_backfill(0, Max(total, 1));
 	plan = SPI_prepare(backfill_query(), 0, NULL);
 	if (plan == NULL)

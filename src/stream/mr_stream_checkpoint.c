@@ -119,18 +119,78 @@ typedef struct RedoExpect
 
 static RedoExpect redo_expect;
 
+/* REBUILD: how many pending and retained rows the checkpoint keeps */
+static int64 cp_rows_pending;
+static int64 cp_rows_retained;
+
 /* ---------- helpers ---------- */
 
+/*
+ * The internal tables belong to the stream's owner, who can write and
+ * alter them: everything read from them is checked before use, and a
+ * table or a row that is not what the worker wrote stops the stream with
+ * this error (mr_stream_worker.c turns a failure to start, repeated, into
+ * the state failed).
+ */
+static void
+internal_table_altered(Relation rel, const char *why)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("internal table \"%s\" of stream %d was altered: %s",
+					RelationGetRelationName(rel), MyStream->id, why),
+			 errhint("Drop the stream and create it again.")));
+}
+
+static void
+bad_checkpoint(const char *what, int64 part)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 part > 0
+			 ? errmsg("the checkpoint of partition " INT64_FORMAT " of stream %d is damaged: %s",
+					  part, MyStream->id, what)
+			 : errmsg("the checkpoint of stream %d is damaged: %s", MyStream->id, what),
+			 errhint("Drop the stream and create it again.")));
+}
+
+/* the parts table has exactly the columns the worker writes */
+static void
+check_parts_desc(Relation rel)
+{
+	static const Oid types[Natts_part - 1] = {INT8OID, TEXTARRAYOID, INT8OID, INT8OID, INT8OID,
+	INT8OID, INT8OID, INT8OID, BYTEAOID};
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			i;
+
+	if (desc->natts != Natts_part - 1)
+		internal_table_altered(rel, psprintf("it has %d columns, not %d", desc->natts, Natts_part - 1));
+	for (i = 0; i < desc->natts; i++)
+		if (TupleDescAttr(desc, i)->attisdropped || TupleDescAttr(desc, i)->atttypid != types[i])
+			internal_table_altered(rel, psprintf("its column %d is not of type %s", i + 1,
+												  format_type_be(types[i])));
+}
+
+/*
+ * Map the rows table's columns to the input columns, at every open: the
+ * table belongs to the stream's owner, who may have altered it since.
+ * Every input column must be there exactly once, with its type, and _seq as
+ * a bigint; anything else would make a stored row that is not a row of the
+ * stream (a missing event time, a value of another type), so it is an
+ * error, not a guess.
+ */
 static void
 rows_map_init(Relation rel)
 {
 	MrsStream  *s = MyStream;
 	TupleDesc	desc = RelationGetDescr(rel);
+	bool	   *seen = palloc0(sizeof(bool) * Max(s->natts, 1));
+	bool		have_seq = false;
 	int			i,
 				j;
 
 	if (rows_map != NULL)
-		return;
+		pfree(rows_map);
 	rows_natts = desc->natts;
 	rows_map = MemoryContextAlloc(s->cxt, sizeof(int) * Max(rows_natts, 1));
 	for (i = 0; i < rows_natts; i++)
@@ -142,14 +202,30 @@ rows_map_init(Relation rel)
 			continue;
 		if (strcmp(NameStr(a->attname), "_seq") == 0)
 		{
+			if (a->atttypid != INT8OID || have_seq)
+				internal_table_altered(rel, "its column \"_seq\" is not one bigint");
 			rows_map[i] = ROWS_SEQ;
+			have_seq = true;
 			continue;
 		}
 		for (j = 0; j < s->natts; j++)
-			if (strcmp(NameStr(TupleDescAttr(s->indesc, j)->attname), NameStr(a->attname)) == 0 &&
-				TupleDescAttr(s->indesc, j)->atttypid == a->atttypid)
+			if (strcmp(NameStr(TupleDescAttr(s->indesc, j)->attname), NameStr(a->attname)) == 0)
+			{
+				if (TupleDescAttr(s->indesc, j)->atttypid != a->atttypid || seen[j])
+					internal_table_altered(rel, psprintf("its column \"%s\" is not one column of type %s",
+														  NameStr(a->attname),
+														  format_type_be(TupleDescAttr(s->indesc, j)->atttypid)));
 				rows_map[i] = j;
+				seen[j] = true;
+			}
 	}
+	if (!have_seq)
+		internal_table_altered(rel, "its column \"_seq\" is missing");
+	for (j = 0; j < s->natts; j++)
+		if (!seen[j])
+			internal_table_altered(rel, psprintf("its column \"%s\" is missing",
+												  NameStr(TupleDescAttr(s->indesc, j)->attname)));
+	pfree(seen);
 }
 
 static void
@@ -448,15 +524,9 @@ write_parts(void)
 	MrsPart    *p,
 			   *next;
 
+	check_parts_desc(rel);
 	if (table_moved(rel, &s->parts_filenode))
 		refresh_part_tids(rel);
-
-	if (RelationGetNumberOfAttributes(rel) != Natts_part - 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("internal table \"%s\" of stream %d has %d columns, not %d",
-						RelationGetRelationName(rel), s->id, RelationGetNumberOfAttributes(rel),
-						Natts_part - 1)));
 	for (p = s->dirty_parts; p != NULL; p = next)
 	{
 		HeapTuple	tup;
@@ -629,6 +699,13 @@ load_state_bytes(bytea *b)
 	else
 		s->have_max = false;
 	pq_getmsgend(&m);
+	if (s->rows_in < 0 || s->late_rows < 0 || s->null_rows < 0 || s->matches_out < 0 ||
+		s->rows_out < 0 || s->skip_degraded < 0 || s->next_seq < 0 || s->next_part < 1 ||
+		s->rows_pending < 0 || s->rows_retained < 0 || s->rows_stored < 0 ||
+		s->rows_pending + s->rows_retained > s->next_seq)
+		bad_checkpoint("its counters are out of range", 0);
+	if (s->have_max && !mrs_key_finite(s->max_seen))
+		bad_checkpoint("its maximum event time is not finite", 0);
 }
 
 static HTAB *
@@ -655,49 +732,74 @@ load_part(TupleDesc desc, HeapTuple tup)
 	int			nelems;
 	Datum	   *kv = palloc(sizeof(Datum) * Max(s->npart, 1));
 	bool	   *kn = palloc(sizeof(bool) * Max(s->npart, 1));
+	Datum	   *rowv = palloc(sizeof(Datum) * Max(s->natts, 1));
+	bool	   *rown = palloc(sizeof(bool) * Max(s->natts, 1));
+	ArrayType  *arr;
 	bytea	   *seqs;
 	int64		nseqs;
+	int64		id;
+	MrRuntimeCheckpoint cp;
 	MrsPart    *p;
 	int			k;
 
 	heap_deform_tuple(tup, desc, v, n);
 	for (k = 0; k < Natts_part - 1; k++)
 		if (n[k])
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("a partition of stream %d has a NULL in column %d of its checkpoint", s->id, k + 1)));
-	deconstruct_array(DatumGetArrayTypeP(v[Anum_part_key - 1]), TEXTOID, -1, false, TYPALIGN_INT,
-					  &elems, &enulls, &nelems);
+			bad_checkpoint(psprintf("column %d is NULL", k + 1), n[0] ? 0 : DatumGetInt64(v[0]));
+	id = DatumGetInt64(v[Anum_part_id - 1]);
+	if (id <= 0 || id >= s->next_part)
+		bad_checkpoint(psprintf("partition number " INT64_FORMAT " is not between 1 and " INT64_FORMAT,
+								id, s->next_part - 1), 0);
+	if (id < s->by_id_cap && s->by_id[id] != NULL)
+		bad_checkpoint("the partition is listed twice", id);
+	cp.nrows = DatumGetInt64(v[Anum_part_nrows - 1]);
+	cp.keep_from = DatumGetInt64(v[Anum_part_keep_from - 1]);
+	cp.matcher_from = DatumGetInt64(v[Anum_part_matcher_from - 1]);
+	cp.match_number = DatumGetInt64(v[Anum_part_match_number - 1]);
+	cp.unmatched_from = DatumGetInt64(v[Anum_part_unmatched_from - 1]);
+	cp.covered_upto = DatumGetInt64(v[Anum_part_covered_upto - 1]);
+	/* what the runtime's part_checkpoint() can write, and nothing else */
+	if (cp.keep_from < 0 || cp.keep_from > cp.nrows ||
+		cp.matcher_from < cp.keep_from || cp.matcher_from > cp.nrows ||
+		cp.unmatched_from < cp.matcher_from || cp.unmatched_from > cp.nrows ||
+		cp.covered_upto < 0 || cp.covered_upto > cp.nrows ||
+		cp.match_number < 0 || cp.nrows > s->next_seq)
+		bad_checkpoint(psprintf("row numbers " INT64_FORMAT ", " INT64_FORMAT ", " INT64_FORMAT ", "
+								INT64_FORMAT ", " INT64_FORMAT ", match number " INT64_FORMAT
+								" do not fit together",
+								cp.nrows, cp.keep_from, cp.matcher_from, cp.unmatched_from,
+								cp.covered_upto, cp.match_number), id);
+	seqs = DatumGetByteaPP(v[Anum_part_retained - 1]);
+	nseqs = VARSIZE_ANY_EXHDR(seqs) / sizeof(int64);
+	if (VARSIZE_ANY_EXHDR(seqs) % sizeof(int64) != 0 || nseqs != cp.nrows - cp.keep_from ||
+		nseqs > cp_rows_retained - s->expect_left || nseqs > PG_INT32_MAX / 2)
+		bad_checkpoint(psprintf("it lists " INT64_FORMAT " retained rows for rows " INT64_FORMAT
+								" to " INT64_FORMAT, nseqs, cp.keep_from, cp.nrows - 1), id);
+	arr = DatumGetArrayTypeP(v[Anum_part_key - 1]);
+	if (ARR_NDIM(arr) > 1 || ARR_ELEMTYPE(arr) != TEXTOID)
+		bad_checkpoint("its key is not a one-dimensional text array", id);
+	deconstruct_array(arr, TEXTOID, -1, false, TYPALIGN_INT, &elems, &enulls, &nelems);
 	if (nelems != s->npart)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("partition " INT64_FORMAT " of stream %d has a key of %d values",
-						DatumGetInt64(v[Anum_part_id - 1]), s->id, nelems)));
+		bad_checkpoint(psprintf("its key has %d values, not %d", nelems, s->npart), id);
+	for (k = 0; k < s->natts; k++)
+		rowv[k] = (Datum) 0, rown[k] = true;
 	for (k = 0; k < nelems; k++)
 	{
 		kn[k] = enulls[k];
 		kv[k] = enulls[k] ? (Datum) 0 :
 			mrs_text_datum(TupleDescAttr(s->indesc, s->partcols[k])->atttypid,
 						   TextDatumGetCString(elems[k]));
+		rowv[s->partcols[k]] = kv[k];
+		rown[s->partcols[k]] = kn[k];
 	}
-	p = mrs_part_add(DatumGetInt64(v[Anum_part_id - 1]), kv, kn);
+	if (mrs_part_lookup(rowv, rown, false) != NULL)
+		bad_checkpoint("another partition has the same key", id);
+	p = mrs_part_add(id, kv, kn);
 	p->tid = tup->t_self;
 	p->in_table = true;
-	p->cp.nrows = DatumGetInt64(v[Anum_part_nrows - 1]);
-	p->cp.keep_from = DatumGetInt64(v[Anum_part_keep_from - 1]);
-	p->cp.matcher_from = DatumGetInt64(v[Anum_part_matcher_from - 1]);
-	p->cp.match_number = DatumGetInt64(v[Anum_part_match_number - 1]);
-	p->cp.unmatched_from = DatumGetInt64(v[Anum_part_unmatched_from - 1]);
-	p->cp.covered_upto = DatumGetInt64(v[Anum_part_covered_upto - 1]);
+	p->cp = cp;
 	p->first = p->cp.keep_from;
 	p->expire_from = p->first;
-	seqs = DatumGetByteaPP(v[Anum_part_retained - 1]);
-	nseqs = VARSIZE_ANY_EXHDR(seqs) / sizeof(int64);
-	if (VARSIZE_ANY_EXHDR(seqs) % sizeof(int64) != 0 || nseqs != p->cp.nrows - p->cp.keep_from ||
-		p->cp.keep_from < 0 || p->id <= 0 || p->id >= s->next_part)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("the checkpoint of partition " INT64_FORMAT " of stream %d is inconsistent", p->id, s->id)));
 	if (nseqs > 0)
 	{
 		StringInfoData m;
@@ -717,9 +819,9 @@ load_part(TupleDesc desc, HeapTuple tup)
 			ExpectEntry *e = hash_search(s->expect, &seq, HASH_ENTER, &found);
 
 			if (found)
-				ereport(ERROR,
-						(errcode(ERRCODE_DATA_CORRUPTED),
-						 errmsg("row " INT64_FORMAT " is retained twice in the checkpoint of stream %d", seq, s->id)));
+				bad_checkpoint(psprintf("row " INT64_FORMAT " is retained twice", seq), p->id);
+			if (seq < 0 || seq >= s->next_seq)
+				bad_checkpoint(psprintf("retained row " INT64_FORMAT " was never numbered", seq), p->id);
 			e->part = p;
 			e->index = k;
 			s->expect_left++;
@@ -736,12 +838,7 @@ load_parts(void)
 	HeapTuple	tup;
 
 	s->parts_filenode = rel->rd_node.relNode;
-	if (RelationGetNumberOfAttributes(rel) != Natts_part - 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATA_CORRUPTED),
-				 errmsg("internal table \"%s\" of stream %d has %d columns, not %d",
-						RelationGetRelationName(rel), s->id, RelationGetNumberOfAttributes(rel),
-						Natts_part - 1)));
+	check_parts_desc(rel);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		CHECK_FOR_INTERRUPTS();
@@ -764,6 +861,13 @@ place_row(MrsRow *row, uint64 txn)
 	if (e != NULL)
 	{
 		int32		slot = (e->part->head + e->index) & (e->part->cap - 1);
+
+		/* a released row: of its partition, below the watermark then */
+		mrs_row_deform(row, values, nulls);
+		if (nulls[s->lead] || mrs_part_lookup(values, nulls, false) != e->part ||
+			(s->cp_have_max && mrs_key_cmp(row->key, s->cp_watermark) >= 0))
+			bad_checkpoint(psprintf("retained row " INT64_FORMAT " is not a row the partition released",
+									row->seq), e->part->id);
 
 		if (e->part->rows[slot] != NULL)
 			ereport(ERROR,
@@ -831,10 +935,12 @@ load_rows(void)
 				innull[rows_map[i]] = n[i];
 			}
 		}
-		if (seqnull)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("a stored row of stream %d has no seq", s->id)));
+		if (seqnull || seq < 0 || seq >= s->next_seq)
+			internal_table_altered(rel, psprintf("a stored row has the row number %s, not one below " INT64_FORMAT,
+												  seqnull ? "NULL" : psprintf(INT64_FORMAT, seq), s->next_seq));
+		if (innull[s->lead] || !mrs_key_finite(in[s->lead]))
+			internal_table_altered(rel, psprintf("stored row " INT64_FORMAT " has a %s event time", seq,
+												  innull[s->lead] ? "NULL" : "non-finite"));
 		row = mrs_row_make(in, innull);
 		row->seq = seq;
 		row->stored = true;
@@ -855,9 +961,6 @@ mrs_rebuild_row(MrsRow *row, uint64 txn)
 	if (!place_row(row, txn))
 		mrs_row_free(row);
 }
-
-static int64 cp_rows_pending;
-static int64 cp_rows_retained;
 
 /* every row the checkpoint keeps is back: check, and go on */
 void

@@ -34,7 +34,9 @@
  *			committed state was (mr_stream_worker.c).
  *
  * Invariant (confirming): the slot's confirmed position only moves to a
- * position from which decoding can rebuild the durable state: the oldest
+ * position the catalog row's confirmed_lsn, committed, allows (so that a
+ * slot found further on at the next start was moved by someone else), and
+ * from which decoding can rebuild the durable state: the oldest
  * commit a checkpoint still needs, or, when it needs none, the first commit
  * processed after it, or what was read when nothing was processed since
  * (mrs_confirmable).  A commit that starts at or after the confirmed
@@ -270,14 +272,40 @@ sink_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
  * Acquire the slot and open the decoding context; in a transaction (see
  * the file's comment), for the worker's lifetime.
  */
-void
+const char *
 mrs_decoder_start(void)
 {
 	MrsStream  *s = MyStream;
 	MemoryContext old;
+	ReplicationSlot *slot;
 
 	CheckLogicalDecodingRequirements();
 	ReplicationSlotAcquire(s->slot_name, true);
+
+	/*
+	 * The slot must be the one create_stream made: a logical slot of our
+	 * plugin in this database (decoding with another plugin's callbacks
+	 * would not even reach the sink), not moved further than the worker
+	 * ever let it be (confirm_limit).  A slot moved while no worker held it
+	 * (pg_replication_slot_advance, or dropped and made again under the
+	 * same name) has skipped changes: the stream fails, saying so.
+	 */
+	slot = MyReplicationSlot;
+	if (!SlotIsLogical(slot) || slot->data.database != MyDatabaseId ||
+		strcmp(NameStr(slot->data.plugin), MR_STREAM_PLUGIN) != 0)
+		return psprintf("the replication slot \"%s\" is not the one the stream created: it is a %s slot "
+						"of plugin \"%s\" in database %u (the stream's was dropped and another made under its name); "
+						"changes may have been missed; drop the stream and create it again",
+						s->slot_name, SlotIsLogical(slot) ? "logical" : "physical",
+						NameStr(slot->data.plugin), slot->data.database);
+	if (!XLogRecPtrIsInvalid(s->confirm_limit) && slot->data.confirmed_flush > s->confirm_limit)
+		return psprintf("the replication slot \"%s\" was moved to %X/%X while no worker held it "
+						"(pg_replication_slot_advance, or dropped and made again under the same name), "
+						"but the stream had let it go only up to %X/%X, so the changes committed in between "
+						"were skipped; drop the stream and create it again",
+						s->slot_name, LSN_FORMAT_ARGS(slot->data.confirmed_flush),
+						LSN_FORMAT_ARGS(s->confirm_limit));
+
 	dec.sink.source = s->source;
 	dec.sink.begin = sink_begin;
 	dec.sink.insert = sink_insert;
@@ -296,6 +324,9 @@ mrs_decoder_start(void)
 	XLogBeginRead(dec.ctx->reader, MyReplicationSlot->data.restart_lsn);
 	s->last_confirmed = MyReplicationSlot->data.confirmed_flush;
 	s->decoded_upto = MyReplicationSlot->data.confirmed_flush;
+	if (XLogRecPtrIsInvalid(s->confirm_limit))
+		s->confirm_limit = s->last_confirmed;
+	return NULL;
 }
 
 /* is there WAL the reader has not read? */
@@ -354,6 +385,9 @@ mrs_decode(void)
 	PG_END_TRY();
 	InvalidateSystemCaches();
 	s->decoded_upto = dec.ctx->reader->EndRecPtr;
+	/* everything flushed when the read began is read (lag, see the view) */
+	if (s->decoded_upto >= end_of_wal)
+		s->caught_up_at = start;
 }
 
 /* move the slot's confirmed position as far as the durable state allows */
@@ -364,6 +398,9 @@ mrs_confirm(void)
 	XLogRecPtr	target = mrs_confirmable();
 	XLogRecPtr	restart_before;
 
+	/* never past what the committed catalog row says (confirm_limit) */
+	if (target > s->confirm_limit)
+		target = s->confirm_limit;
 	if (dec.ctx == NULL || XLogRecPtrIsInvalid(target) || target <= s->last_confirmed)
 		return;
 	restart_before = MyReplicationSlot->data.restart_lsn;

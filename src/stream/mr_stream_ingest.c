@@ -14,9 +14,12 @@
  *	  order: commit order, then order within the transaction; the backfill
  *	  in ORDER BY order), also a NULL or late one, so that a replay from any
  *	  transaction numbers the rows the same way;
- *	- a row with a NULL event time is counted and dropped; a row below the
- *	  watermark is late: counted and copied to the late table; any other
- *	  row is pending: it waits, in memory, until the watermark passes it;
+ *	- a row with a NULL or non-finite event time (NaN, infinity: see
+ *	  mrs_key_finite) is counted (null_rows), copied to the late table and
+ *	  dropped, so the maximum event time and the watermark are always
+ *	  finite; a row below the watermark is late: counted and copied to the
+ *	  late table; any other row is pending: it waits, in memory, until the
+ *	  watermark passes it;
  *	- a pending row has a key at or above the watermark, and a row at or
  *	  above the watermark that is neither late nor NULL is pending (release,
  *	  mr_stream_part.c, takes exactly the rows below it), which is how a
@@ -127,9 +130,10 @@ mrs_ingest(MrsRow *row, uint64 txn)
 	s->rows_in++;
 	s->catalog_dirty = true;
 	mrs_row_deform(row, values, nulls);
-	if (nulls[s->lead])
+	if (nulls[s->lead] || !mrs_key_finite(row->key))
 	{
 		s->null_rows++;
+		mrs_late_add(row);
 		mrs_row_free(row);
 		return;
 	}

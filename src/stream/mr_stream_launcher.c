@@ -11,7 +11,8 @@
  * running (BGW_NEVER_RESTART: the launcher alone decides restarts, at most
  * one start per slot every MR_RESTART_DELAY_MS, so a worker that keeps
  * failing does not spin).  After a crash or a server restart the
- * postmaster starts the launcher again and it starts every worker anew.
+ * postmaster starts the launcher again and it starts every worker anew;
+ * so it does a second after the launcher is terminated (SIGTERM).
  * A slot that drop_stream is stopping (mr_stream_stopping) is left alone;
  * when a slot disappears otherwise, one more worker is started for it, to
  * tell a dropped stream (nothing to do) from a stream whose slot was taken
@@ -47,6 +48,7 @@ typedef struct LaunchEntry
 	bool		checked;		/* slot gone: a last worker was started */
 	BackgroundWorkerHandle *handle;
 	TimestampTz last_start;
+	bool		warned;			/* no worker slot was free at the last start */
 } LaunchEntry;
 
 static bool
@@ -68,12 +70,20 @@ start_worker(LaunchEntry *e)
 	if (!RegisterDynamicBackgroundWorker(&bgw, &e->handle))
 	{
 		e->handle = NULL;
+		/* the view says so (state waiting) until a start succeeds */
+		mr_stream_set_no_worker(e->slot, true);
+		if (e->warned)
+			return false;
+		e->warned = true;
 		ereport(WARNING,
 				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
 				 errmsg("could not start the worker of match_recognize stream slot \"%s\"", e->slot),
 				 errhint("Raise max_worker_processes.")));
 		return false;
 	}
+	if (e->warned)
+		mr_stream_set_no_worker(e->slot, false);
+	e->warned = false;
 	return true;
 }
 
@@ -153,6 +163,9 @@ tend_entry(LaunchEntry *e, TimestampTz now, long *wait_ms)
 	/* drop_stream is stopping it: leave its slot alone */
 	if (mr_stream_stopping(e->slot))
 		return true;
+	/* a worker of the previous launcher (terminated) still runs it */
+	if (mr_stream_worker_running(e->slot))
+		return true;
 	if (e->last_start == 0 ||
 		TimestampDifferenceExceeds(e->last_start, now, MR_RESTART_DELAY_MS))
 		start_worker(e);
@@ -197,5 +210,12 @@ mr_stream_launcher_main(Datum arg)
 		CHECK_FOR_INTERRUPTS();
 	}
 	mr_stream_launcher_detach();
-	proc_exit(0);
+
+	/*
+	 * Exit code 1: the postmaster starts the launcher again after its
+	 * restart time (exit code 0 would unregister it for good, and a
+	 * pg_terminate_backend of the launcher would stop every stream until
+	 * the server restarts).  At a server shutdown nothing is restarted.
+	 */
+	proc_exit(1);
 }

@@ -424,8 +424,10 @@ mrs_late_add(MrsRow *row)
 	if (!OidIsValid(s->late_table) || s->mode == MRS_REDO)
 		return;
 	mrs_row_deform(row, s->latevals, s->latenulls);
-	s->latevals[n] = CStringGetTextDatum(mrs_datum_text(s->keytype, s->watermark));
-	s->latenulls[n] = false;
+	/* a row with a NULL event time may come before any watermark */
+	s->latenulls[n] = !s->have_max;
+	s->latevals[n] = s->have_max ? CStringGetTextDatum(mrs_datum_text(s->keytype, s->watermark)) : (Datum) 0;
 	mrs_outbuf_add(&s->late, s->latevals, s->latenulls);
-	pfree(DatumGetPointer(s->latevals[n]));
+	if (s->have_max)
+		pfree(DatumGetPointer(s->latevals[n]));
 }

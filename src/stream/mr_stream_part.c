@@ -46,6 +46,7 @@
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
 #define MRS_LIVE_RUNS	1024	/* partitions with a live run, at most */
@@ -356,18 +357,64 @@ mrs_deadline_update(MrsPart *p)
 
 /* ---------- the partitions' runs ---------- */
 
+/*
+ * An error while a partition's run takes a row (a DEFINE or MEASURES
+ * expression that fails on it) or drops expired matches says which
+ * stream, partition and row: deleting the row from the source does not
+ * help (it is in the WAL), so the message must be enough to understand it.
+ */
+typedef struct RunContext
+{
+	MrsPart    *part;
+	MrsRow	   *row;			/* NULL: WITHIN expiry */
+} RunContext;
+
 static void
-push_row(MrPartRun *run, MrsRow *row)
+run_error_context(void *arg)
+{
+	RunContext *c = arg;
+	MrsStream  *s = MyStream;
+	StringInfoData key;
+	int			i;
+
+	initStringInfo(&key);
+	for (i = 0; i < s->npart; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(s->indesc, s->partcols[i]);
+
+		appendStringInfo(&key, "%s%s = %s", i ? ", " : "", NameStr(a->attname),
+						 c->part->keynull[i] ? "NULL" : mrs_datum_text(a->atttypid, c->part->key[i]));
+	}
+	if (c->row != NULL)
+		errcontext("match_recognize stream %s, partition " INT64_FORMAT " (%s), source row " INT64_FORMAT " with event time %s",
+				   get_rel_name(s->output), c->part->id, s->npart > 0 ? key.data : "no PARTITION BY",
+				   c->row->seq, mrs_datum_text(s->keytype, c->row->key));
+	else
+		errcontext("match_recognize stream %s, partition " INT64_FORMAT " (%s), dropping matches past WITHIN",
+				   get_rel_name(s->output), c->part->id, s->npart > 0 ? key.data : "no PARTITION BY");
+}
+
+static void
+push_row(MrsPart *p, MrPartRun *run, MrsRow *row)
 {
 	MrsStream  *s = MyStream;
 	MemoryContext old;
+	RunContext	c;
+	ErrorContextCallback cb;
 
 	CHECK_FOR_INTERRUPTS();
+	c.part = p;
+	c.row = row;
+	cb.callback = run_error_context;
+	cb.arg = &c;
+	cb.previous = error_context_stack;
+	error_context_stack = &cb;
 	ExecStoreMinimalTuple(row->tup, s->inslot, false);
 	old = MemoryContextSwitchTo(s->rtcxt);
 	mr_partrun_push(run, s->inslot);
 	MemoryContextSwitchTo(old);
 	ExecClearTuple(s->inslot);
+	error_context_stack = cb.previous;
 }
 
 /* p's run is let go: its state stays in p->cp (taken at its last settle) */
@@ -431,7 +478,7 @@ part_run(MrsPart *p)
 	s->nlive++;
 	s->repushing = true;
 	for (i = 0; i < p->n; i++)
-		push_row(p->run, mrs_part_row(p, i));
+		push_row(p, p->run, mrs_part_row(p, i));
 	s->repushing = false;
 	return p->run;
 }
@@ -447,7 +494,7 @@ mrs_part_push(MrsPart *p, MrsRow *row)
 			 p->id, MyStream->id);
 	mrs_part_append(p, row);
 	MyStream->rows_retained++;
-	push_row(run, row);
+	push_row(p, run, row);
 }
 
 /*
@@ -704,6 +751,8 @@ mrs_expire(void)
 {
 	MrsStream  *s = MyStream;
 	MrsPart    *p;
+	RunContext	c;
+	ErrorContextCallback cb;
 
 	if (!s->has_within || !s->have_max)
 		return;
@@ -718,9 +767,16 @@ mrs_expire(void)
 			break;
 		open_from = first_open_row(p, p->expire_from);
 		(void) part_run(p);
+		c.part = p;
+		c.row = NULL;
+		cb.callback = run_error_context;
+		cb.arg = &c;
+		cb.previous = error_context_stack;
+		error_context_stack = &cb;
 		old = MemoryContextSwitchTo(s->rtcxt);
 		(void) mr_partrun_expire_before(p->run, open_from);
 		MemoryContextSwitchTo(old);
+		error_context_stack = cb.previous;
 		p->expire_from = open_from;
 		mrs_part_settle(p);
 		s->catalog_dirty = true;

@@ -258,9 +258,21 @@ proto_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, Relation rel,
 			 ReorderBufferChange *change)
 {
 	ProtoState *st = ctx->output_plugin_private;
-	ProtoRel	e = proto_rel(ctx, st, rel);
+	ProtoRel	e;
 	MemoryContext old;
 
+	if (st->sink->raw)
+	{
+		char		k = change->action == REORDER_BUFFER_CHANGE_INSERT ? 'I' :
+			change->action == REORDER_BUFFER_CHANGE_UPDATE ? 'U' :
+			change->action == REORDER_BUFFER_CHANGE_DELETE ? 'D' : 0;
+
+		if (k)
+			st->sink->raw(st->sink, rel, k, k == 'I' && change->data.tp.newtuple ?
+						  &change->data.tp.newtuple->tuple : NULL);
+		return;
+	}
+	e = proto_rel(ctx, st, rel);
 	if (!e.member)
 		return;
 	old = MemoryContextSwitchTo(st->cxt);
@@ -290,6 +302,12 @@ proto_truncate(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, int nrelation
 	ProtoState *st = ctx->output_plugin_private;
 	int			i;
 
+	if (st->sink->raw)
+	{
+		for (i = 0; i < nrelations; i++)
+			st->sink->raw(st->sink, relations[i], 'T', NULL);
+		return;
+	}
 	for (i = 0; i < nrelations; i++)
 		if (proto_rel(ctx, st, relations[i]).member)
 		{

@@ -31,6 +31,7 @@
 
 #include "access/htup.h"
 #include "access/tupdesc.h"
+#include "utils/relcache.h"
 #include "replication/reorderbuffer.h"
 
 typedef struct MrStreamSink MrStreamSink;
@@ -45,6 +46,14 @@ struct MrStreamSink
 								 HeapTuple tuple);
 	void		(*other) (MrStreamSink *sink, char kind);
 	void		(*commit) (MrStreamSink *sink, ReorderBufferTXN *txn);
+
+	/*
+	 * When set, every change of every relation comes here instead of insert
+	 * and other (a join stream reads two tables, mr_stream_join.c): kind
+	 * 'I' with the new tuple (valid only during the call, TOAST pointers
+	 * unresolved), 'U', 'D', 'T' without.
+	 */
+	void		(*raw) (MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple);
 };
 
 extern void mr_stream_proto_set_sink(MrStreamSink *sink);

@@ -22,9 +22,16 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "access/htup_details.h"
+#include "catalog/pg_type.h"
 #include "miscadmin.h"
+#include "utils/date.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/timestamp.h"
 
 #include "match_recognize.h"
 #include "mr_stream_worker_int.h"
@@ -38,6 +45,41 @@ int
 mrs_key_cmp(Datum a, Datum b)
 {
 	return ApplySortComparator(a, false, b, false, &MyStream->keysort);
+}
+
+/*
+ * Is an event time finite?  NaN and the infinities of timestamp, date,
+ * float and numeric sort above (or below) every real time: one such row
+ * would move the watermark to the end of time and make every later row
+ * late, so they are treated as a NULL event time (mrs_ingest).
+ */
+bool
+mrs_key_finite(Datum key)
+{
+	static Oid	keytype = InvalidOid;
+	static Oid	base = InvalidOid;
+
+	if (keytype != MyStream->keytype)
+	{
+		base = getBaseType(MyStream->keytype);
+		keytype = MyStream->keytype;
+	}
+	switch (base)
+	{
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return !TIMESTAMP_NOT_FINITE(DatumGetTimestamp(key));
+		case DATEOID:
+			return !DATE_NOT_FINITE(DatumGetDateADT(key));
+		case FLOAT4OID:
+			return !isnan(DatumGetFloat4(key)) && !isinf(DatumGetFloat4(key));
+		case FLOAT8OID:
+			return !isnan(DatumGetFloat8(key)) && !isinf(DatumGetFloat8(key));
+		case NUMERICOID:
+			return !numeric_is_nan(DatumGetNumeric(key)) && !numeric_is_inf(DatumGetNumeric(key));
+		default:
+			return true;
+	}
 }
 
 

@@ -41,6 +41,7 @@
 #include "storage/shmem.h"
 #include "utils/builtins.h"
 #include "utils/pg_lsn.h"
+#include "utils/timestamp.h"
 
 #include "mr_stream.h"
 
@@ -52,9 +53,12 @@ typedef struct MrStreamEntry
 	pid_t		pid;			/* the worker, 0 when none */
 	Latch	   *latch;
 	bool		stop;			/* drop_stream: release the slot and exit */
+	int			login_fails;	/* workers in a row that could not log in */
 	pg_atomic_uint64 done_upto;
 	pg_atomic_uint64 backfill_rows;
 	pg_atomic_uint64 backfill_total;
+	pg_atomic_uint64 caught_up_at;	/* TimestampTz: all WAL flushed then is done */
+	TimestampTz no_worker_since;	/* the launcher could not start a worker */
 } MrStreamEntry;
 
 typedef struct MrStreamShared
@@ -116,6 +120,7 @@ mr_stream_shmem_startup(void)
 			pg_atomic_init_u64(&mr_shared->entries[i].done_upto, 0);
 			pg_atomic_init_u64(&mr_shared->entries[i].backfill_rows, 0);
 			pg_atomic_init_u64(&mr_shared->entries[i].backfill_total, 0);
+			pg_atomic_init_u64(&mr_shared->entries[i].caught_up_at, 0);
 		}
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -149,9 +154,12 @@ new_entry(const char *slot)
 			e->pid = 0;
 			e->latch = NULL;
 			e->stop = false;
+			e->login_fails = 0;
+			e->no_worker_since = 0;
 			pg_atomic_write_u64(&e->done_upto, 0);
 			pg_atomic_write_u64(&e->backfill_rows, 0);
 			pg_atomic_write_u64(&e->backfill_total, 0);
+			pg_atomic_write_u64(&e->caught_up_at, 0);
 			return e;
 		}
 	}
@@ -168,8 +176,11 @@ entry_release(int code, Datum arg)
 	LWLockAcquire(mr_shared->lock, LW_EXCLUSIVE);
 	my_entry->pid = 0;
 	my_entry->latch = NULL;
-	/* a stop request outlives the worker: drop_stream clears it */
-	if (!my_entry->stop)
+	/*
+	 * A stop request outlives the worker: drop_stream clears it; so does
+	 * the count of workers that could not log in (mr_stream_login_begin).
+	 */
+	if (!my_entry->stop && my_entry->login_fails == 0)
 		my_entry->slot[0] = '\0';
 	LWLockRelease(mr_shared->lock);
 	my_entry = NULL;
@@ -197,9 +208,11 @@ mr_stream_attach(const char *slot)
 	{
 		e->pid = MyProcPid;
 		e->latch = MyLatch;
+		e->no_worker_since = 0;
 		pg_atomic_write_u64(&e->done_upto, 0);
 		pg_atomic_write_u64(&e->backfill_rows, 0);
 		pg_atomic_write_u64(&e->backfill_total, 0);
+		pg_atomic_write_u64(&e->caught_up_at, 0);
 		my_entry = e;
 	}
 	LWLockRelease(mr_shared->lock);
@@ -207,6 +220,31 @@ mr_stream_attach(const char *slot)
 		return false;
 	on_shmem_exit(entry_release, (Datum) 0);
 	return true;
+}
+
+/*
+ * The worker is about to log in as the stream's owner, which ends the
+ * process (FATAL) when the owner was dropped or cannot log in: count the
+ * attempt until mr_stream_login_done.  Returns how many attempts before
+ * this one did not get through.
+ */
+int
+mr_stream_login_begin(void)
+{
+	int			n;
+
+	LWLockAcquire(mr_shared->lock, LW_EXCLUSIVE);
+	n = my_entry->login_fails++;
+	LWLockRelease(mr_shared->lock);
+	return n;
+}
+
+void
+mr_stream_login_done(void)
+{
+	LWLockAcquire(mr_shared->lock, LW_EXCLUSIVE);
+	my_entry->login_fails = 0;
+	LWLockRelease(mr_shared->lock);
 }
 
 bool
@@ -221,6 +259,14 @@ mr_stream_report_progress(XLogRecPtr lsn)
 {
 	if (my_entry != NULL && lsn > pg_atomic_read_u64(&my_entry->done_upto))
 		pg_atomic_write_u64(&my_entry->done_upto, lsn);
+}
+
+/* everything flushed at time t is decoded, and what was the stream's done */
+void
+mr_stream_report_caught_up(TimestampTz t)
+{
+	if (my_entry != NULL && (uint64) t > pg_atomic_read_u64(&my_entry->caught_up_at))
+		pg_atomic_write_u64(&my_entry->caught_up_at, (uint64) t);
 }
 
 void
@@ -303,6 +349,51 @@ mr_stream_stopping(const char *slot)
 
 /* ---------- the launcher ---------- */
 
+/*
+ * The launcher could not start a worker for slot (no background worker
+ * slot free), or could again (failed = false): the view shows the stream
+ * as waiting meanwhile.
+ */
+void
+mr_stream_set_no_worker(const char *slot, bool failed)
+{
+	MrStreamEntry *e;
+
+	if (mr_shared == NULL)
+		return;
+	LWLockAcquire(mr_shared->lock, LW_EXCLUSIVE);
+	e = find_entry(slot);
+	if (e == NULL && failed)
+		e = new_entry(slot);
+	if (e != NULL)
+	{
+		if (!failed)
+			e->no_worker_since = 0;
+		else if (e->no_worker_since == 0)
+			e->no_worker_since = GetCurrentTimestamp();
+		/* an entry only the launcher made goes when it is not needed */
+		if (!failed && e->pid == 0 && !e->stop && e->login_fails == 0)
+			e->slot[0] = '\0';
+	}
+	LWLockRelease(mr_shared->lock);
+}
+
+/* does a worker hold the entry of slot (one a previous launcher started)? */
+bool
+mr_stream_worker_running(const char *slot)
+{
+	MrStreamEntry *e;
+	bool		running;
+
+	if (mr_shared == NULL)
+		return false;
+	LWLockAcquire(mr_shared->lock, LW_SHARED);
+	e = find_entry(slot);
+	running = e != NULL && e->pid != 0;
+	LWLockRelease(mr_shared->lock);
+	return running;
+}
+
 void
 mr_stream_wake_launcher(void)
 {
@@ -330,6 +421,8 @@ mr_stream_launcher_detach(void)
 /* ---------- SQL ---------- */
 
 PG_FUNCTION_INFO_V1(match_recognize_stream_done_lsn);
+PG_FUNCTION_INFO_V1(match_recognize_stream_caught_up);
+PG_FUNCTION_INFO_V1(match_recognize_stream_no_worker);
 PG_FUNCTION_INFO_V1(match_recognize_stream_backfill);
 
 /* match_recognize_stream_done_lsn(slot name) RETURNS pg_lsn */
@@ -350,6 +443,56 @@ match_recognize_stream_done_lsn(PG_FUNCTION_ARGS)
 	if (lsn == InvalidXLogRecPtr)
 		PG_RETURN_NULL();
 	PG_RETURN_LSN(lsn);
+}
+
+/*
+ * match_recognize_stream_caught_up(slot name) RETURNS timestamptz: the
+ * last time at which the running worker had decoded all WAL flushed and
+ * committed what was the stream's (NULL when it is not running): every
+ * change of the source committed before then is done, whatever other
+ * databases wrote since.  The view's lag is measured from it.
+ */
+Datum
+match_recognize_stream_caught_up(PG_FUNCTION_ARGS)
+{
+	Name		slot = PG_GETARG_NAME(0);
+	TimestampTz t = 0;
+	MrStreamEntry *e;
+
+	if (mr_shared == NULL)
+		PG_RETURN_NULL();
+	LWLockAcquire(mr_shared->lock, LW_SHARED);
+	e = find_entry(NameStr(*slot));
+	if (e != NULL && e->pid != 0)
+		t = (TimestampTz) pg_atomic_read_u64(&e->caught_up_at);
+	LWLockRelease(mr_shared->lock);
+	if (t == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(t);
+}
+
+/*
+ * match_recognize_stream_no_worker(slot name) RETURNS timestamptz: since
+ * when the launcher has found no background worker slot free to start the
+ * stream's worker in (NULL when it has not, or a worker runs).
+ */
+Datum
+match_recognize_stream_no_worker(PG_FUNCTION_ARGS)
+{
+	Name		slot = PG_GETARG_NAME(0);
+	TimestampTz t = 0;
+	MrStreamEntry *e;
+
+	if (mr_shared == NULL)
+		PG_RETURN_NULL();
+	LWLockAcquire(mr_shared->lock, LW_SHARED);
+	e = find_entry(NameStr(*slot));
+	if (e != NULL && e->pid == 0)
+		t = e->no_worker_since;
+	LWLockRelease(mr_shared->lock);
+	if (t == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_TIMESTAMPTZ(t);
 }
 
 /*

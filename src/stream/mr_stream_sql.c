@@ -1,7 +1,10 @@
 /*-------------------------------------------------------------------------
  * mr_stream_sql.c
- *	  match_recognize_create_stream() and match_recognize_drop_stream(), and
- *	  the binding of a stream's query, which the worker shares.
+ *	  The SQL surface of streams: match_recognize_create_stream() and
+ *	  match_recognize_drop_stream(), the binding of a stream's query (which
+ *	  the worker shares), the controls (pause, resume, alter, rename), the
+ *	  restore of streams that came back from a dump, and the event triggers
+ *	  that keep a stream's tables and its catalog row consistent under DDL.
  *
  * create_stream, in this order (the order is what makes it safe):
  *	1. checks that need no writes: preload, wal_level, privileges, the
@@ -19,6 +22,33 @@
  * drop_stream never waits on something the worker waits on: it asks the
  * worker to stop before it takes the stream lock, and the worker takes
  * that lock only conditionally (see mr_stream_catalog.c).
+ *
+ * create_stream also builds what the worker will run (check_runnable): the
+ * bind replayed from the stored text of the analyses, the lateness through
+ * its text form, both operators applied to a sample event time, and a
+ * WAL-logged source; what the worker could never run is refused here.
+ *
+ * Controls stop the worker with the stop mark of mr_stream_shmem.c (the
+ * launcher starts no other while it is set) and write the catalog row
+ * under the stream lock; pause keeps the mark (state 'paused'; a worker
+ * that finds that state after a restart sets it again), alter and resume
+ * clear it, and a worker the launcher then starts waits for the stream
+ * lock, so it reads the committed row.  Lateness is not alterable: a
+ * checkpoint is rebuilt with the lateness it was written under.
+ *
+ * DDL (event triggers): sql_drop drops a stream that lost one of its
+ * tables (its worker then drops the slot); ddl_command_end of ALTER TABLE
+ * refuses column changes or unlogged on a source (the rows table, created
+ * LIKE the source, records its columns) and renames or moves of an output
+ * table; ddl_command_start of DROP EXTENSION arranges for the slots that no
+ * worker holds to be dropped at pre-commit.
+ *
+ * Restore: the catalog is a configuration table, so pg_dump writes its
+ * rows; a row inserted by SQL (only a restore can: the C code writes the
+ * catalog directly) becomes 'restored' (trigger in the install script),
+ * and match_recognize_restore_streams() binds, creates every slot first
+ * (before any write), then replaces the restored internal tables, empties
+ * the output and lets the worker copy the source again.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -33,9 +63,15 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_extension.h"
+#include "catalog/partition.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_type.h"
+#include "commands/event_trigger.h"
 #include "commands/extension.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "parser/analyze.h"
@@ -44,6 +80,10 @@
 #include "rewrite/rewriteManip.h"
 #include "replication/slot.h"
 #include "storage/lmgr.h"
+#include "storage/lwlock.h"
+#include "storage/latch.h"
+#include "storage/procarray.h"
+#include "storage/spin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -57,6 +97,7 @@
 #include "utils/varlena.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
+#include "utils/typcache.h"
 
 #include "mr_bind.h"
 #include "mr_api.h"
@@ -64,9 +105,12 @@
 #include "mr_rewrite.h"
 #include "match_recognize.h"
 #include "mr_stream.h"
+#include "mr_stream_join.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
+PG_FUNCTION_INFO_V1(match_recognize_stream_ddl);
+PG_FUNCTION_INFO_V1(match_recognize_stream_drop_extension);
 
 /* ---------- binding ---------- */
 
@@ -477,6 +521,8 @@ bind_query(CreateArgs *a)
 	a->keytype = TupleDescAttr(mr_query_input_desc(q), ord[0])->atttypid;
 }
 
+static void check_within_bound(const char *bound, Oid keytype);
+
 /* 1c. lateness: key - lateness must be a key; the WITHIN bound likewise */
 static void
 bind_operators(CreateArgs *a)
@@ -517,6 +563,9 @@ bind_operators(CreateArgs *a)
 						   NameStr(TupleDescAttr(mr_query_input_desc(q), ord[0])->attname),
 						   format_type_be(keytype))));
 	if (clause->has_within)
+		check_within_bound(psprintf("%.*s", clause->within.end - clause->within.start,
+									mr_query_text(q) + clause->within.start), keytype);
+	if (clause->has_within)
 	{
 		MrSpan		w = clause->within;
 		Query	   *within_q = mr_stream_bind_operator(psprintf("SELECT $1 + (%.*s)", w.end - w.start,
@@ -542,6 +591,269 @@ bind_operators(CreateArgs *a)
 				 errhint("Add WITHIN <interval> after PATTERN to bound the span of a match.")));
 }
 
+/* does a raw expression name a column, a parameter or a subquery? */
+static bool
+raw_refers_to_rows(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, ColumnRef) || IsA(node, ParamRef) || IsA(node, SubLink))
+	{
+		*(Node **) context = node;
+		return true;
+	}
+	return raw_expression_tree_walker(node, raw_refers_to_rows, context);
+}
+
+/*
+ * The WITHIN bound of a stream is evaluated once, when the worker starts,
+ * with no row at hand: it must be a constant expression whose type can be
+ * added to the event time's.  Checked on the bound alone, before the
+ * operator is bound, so that the error says what is wrong.
+ */
+static void
+check_within_bound(const char *bound, Oid keytype)
+{
+	char	   *sql = psprintf("SELECT (%s)", bound);
+	List	   *raw = raw_parser(sql, RAW_PARSE_DEFAULT);
+	Node	   *found = NULL;
+	SelectStmt *sel;
+	ResTarget  *rt;
+	Query	   *bq;
+	Oid			btype;
+	Operator	opr;
+
+	if (list_length(raw) != 1 || !IsA(linitial_node(RawStmt, raw)->stmt, SelectStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("invalid WITHIN bound of a stream")));
+	sel = (SelectStmt *) linitial_node(RawStmt, raw)->stmt;
+	if (list_length(sel->targetList) != 1 || sel->fromClause != NIL)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("invalid WITHIN bound of a stream")));
+	rt = linitial_node(ResTarget, sel->targetList);
+	if (raw_refers_to_rows(rt->val, &found))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg(IsA(found, SubLink) ? "a subquery in WITHIN is not supported in streams" :
+						IsA(found, ParamRef) ? "a parameter in WITHIN is not supported in streams" :
+						"the WITHIN bound of a stream cannot refer to a column"),
+				 errdetail("The worker evaluates the bound once, before it reads any row."),
+				 errhint("Write the bound as a constant, for example WITHIN INTERVAL '5 minutes', or WITHIN 100 for a numeric event time.")));
+	bq = parse_analyze_fixedparams(linitial_node(RawStmt, raw), sql, NULL, 0, NULL);
+	btype = exprType((Node *) linitial_node(TargetEntry, bq->targetList)->expr);
+	opr = oper(NULL, list_make1(makeString("+")), keytype, btype, true, -1);
+	if (opr == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("a WITHIN bound of type %s cannot be added to the event time of type %s",
+						format_type_be(btype), format_type_be(keytype)),
+				 errhint("Use an interval for timestamps and dates, and a number for numeric event times.")));
+	ReleaseSysCache(opr);
+}
+
+/*
+ * A value of the event time's type to try the operators on: now for times,
+ * zero for numbers; false for other types (nothing is tried).
+ */
+static bool
+sample_key(Oid keytype, Datum *key)
+{
+	TimestampTz now = GetCurrentTransactionStartTimestamp();
+	Oid			typinput,
+				typioparam;
+
+	switch (keytype)
+	{
+		case TIMESTAMPTZOID:
+			*key = TimestampTzGetDatum(now);
+			return true;
+		case TIMESTAMPOID:
+			*key = DirectFunctionCall1(timestamptz_timestamp, TimestampTzGetDatum(now));
+			return true;
+		case DATEOID:
+			*key = DirectFunctionCall1(timestamptz_date, TimestampTzGetDatum(now));
+			return true;
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case NUMERICOID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+			getTypeInputInfo(keytype, &typinput, &typioparam);
+			*key = OidInputFunctionCall(typinput, "0", typioparam, -1);
+			return true;
+		default:
+			return false;
+	}
+}
+
+static bool
+sample_is_now(Oid keytype)
+{
+	return keytype == TIMESTAMPTZOID || keytype == TIMESTAMPOID || keytype == DATEOID;
+}
+
+/*
+ * fn(key, arg) as the worker will compute it, in a subtransaction: an error
+ * (an overflow) is reported as what the stream could never do.
+ */
+static Datum
+try_operator(Oid fn, Datum key, Datum arg, const char *what, Oid keytype)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	Datum		result = (Datum) 0;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		result = OidFunctionCall2(fn, key, arg);
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(cxt);
+		CurrentResourceOwner = owner;
+		ereport(ERROR,
+				(errcode(edata->sqlerrcode),
+				 errmsg("the %s is out of range for event times of type %s", what,
+						format_type_be(keytype)),
+				 errdetail("Computing it for the event time %s failed: %s.",
+						   sample_is_now(keytype) ? "now" : "0", edata->message),
+				 errhint("Use a smaller value.")));
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/* a's order against b's in the event time's default ordering */
+static int
+key_cmp(Oid keytype, Datum a, Datum b)
+{
+	TypeCacheEntry *tce = lookup_type_cache(keytype, TYPECACHE_CMP_PROC_FINFO);
+
+	if (!OidIsValid(tce->cmp_proc_finfo.fn_oid))
+		return 0;
+	return DatumGetInt32(FunctionCall2Coll(&tce->cmp_proc_finfo, InvalidOid, a, b));
+}
+
+/* no unlogged or temporary table, nor partition, can be decoded */
+static void
+check_logged(Oid source)
+{
+	List	   *rels;
+	ListCell   *lc;
+
+	rels = get_rel_relkind(source) == RELKIND_PARTITIONED_TABLE ?
+		find_all_inheritors(source, AccessShareLock, NULL) : list_make1_oid(source);
+	foreach(lc, rels)
+	{
+		Oid			rel = lfirst_oid(lc);
+		char		persistence = get_rel_persistence(rel);
+
+		if (persistence == RELPERSISTENCE_PERMANENT)
+			continue;
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s table \"%s\" cannot be the source of a stream",
+						persistence == RELPERSISTENCE_TEMP ? "temporary" : "unlogged",
+						get_rel_name(rel)),
+				 errdetail("A stream reads its source through logical decoding, and changes of unlogged and temporary tables are not written to WAL."),
+				 persistence == RELPERSISTENCE_TEMP ?
+				 errhint("Use an ordinary table.") :
+				 errhint("Make the table logged with ALTER TABLE %s SET LOGGED.",
+						 quote_identifier(get_rel_name(rel)))));
+	}
+}
+
+/* the WITHIN bound, evaluated as the worker evaluates it (mr_stream_setup.c) */
+static void
+check_within_value(CreateArgs *a, Datum key)
+{
+	Query	   *wq = linitial(a->operators);
+	TargetEntry *tle = linitial_node(TargetEntry, wq->targetList);
+	OpExpr	   *op;
+	Node	   *rhs;
+	ExprState  *es;
+	ExprContext *econtext;
+	Datum		b;
+	bool		isnull;
+
+	op = mr_stream_operator_of(wq, a->keytype,
+							   exprType(lsecond(((OpExpr *) tle->expr)->args)), &rhs);
+	es = ExecInitExpr(expression_planner((Expr *) rhs), NULL);
+	econtext = CreateStandaloneExprContext();
+	b = ExecEvalExprSwitchContext(es, econtext, &isnull);
+	if (isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the WITHIN bound is null")));
+	if (key_cmp(a->keytype, try_operator(op->opfuncid, key, b, "WITHIN bound", a->keytype),
+				key) < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("the WITHIN bound must not be negative")));
+	FreeExprContext(econtext, true);
+}
+
+/*
+ * 1e. what the worker will run, built as it builds it: the source must be
+ * WAL-logged (an unlogged or temporary table is never decoded), the query
+ * must replay from the stored text of its analyses, the lateness must
+ * survive its text form, and the lateness and the WITHIN bound must be
+ * computable on event times (no overflow) and not negative.
+ */
+static void
+check_runnable(CreateArgs *a)
+{
+	List	   *bound = list_concat(list_make2(mr_query_analyses(a->q), a->lateness_q),
+									list_copy(a->operators));
+	List	   *replayed;
+	Oid			source2 = InvalidOid;
+	Oid			typout,
+				typinput,
+				typioparam;
+	bool		typvarlena;
+	Datum		lateness;
+	Datum		key;
+	OpExpr	   *op;
+
+	check_logged(a->source);
+
+	/* the worker's bind: from the stored text of the analyses */
+	replayed = (List *) stringToNode(nodeToString(bound));
+	(void) mr_stream_bind(a->query, &source2, linitial(replayed));
+	if (source2 != a->source)
+		elog(ERROR, "the replayed query of the stream reads another table");
+
+	getTypeOutputInfo(a->late_type, &typout, &typvarlena);
+	getTypeInputInfo(a->late_type, &typinput, &typioparam);
+	lateness = OidInputFunctionCall(typinput, OidOutputFunctionCall(typout, a->lateness),
+									typioparam, -1);
+	if (!sample_key(a->keytype, &key))
+		return;
+	op = mr_stream_operator_of(a->lateness_q, a->keytype, a->late_type, NULL);
+	if (key_cmp(a->keytype, try_operator(op->opfuncid, key, lateness, "lateness", a->keytype),
+				key) > 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("lateness must not be negative"),
+				 errdetail("The watermark is the largest event time seen minus the lateness; above it, a row with the same event time as the last one would be late.")));
+	if (a->operators != NIL)
+		check_within_value(a, key);
+}
+
 /* 1d. the tables to create must not exist; the catalog must be current */
 static void
 check_names(CreateArgs *a)
@@ -557,7 +869,8 @@ check_names(CreateArgs *a)
 		ereport(ERROR,
 				(errcode(ERRCODE_DUPLICATE_TABLE),
 				 errmsg("relation \"%s\" already exists", a->outrv->relname),
-				 errdetail("match_recognize_create_stream() creates the output table itself.")));
+				 errdetail("match_recognize_create_stream() creates the output table itself."),
+				 errhint("Drop the table (a stream over it must be dropped first), or name another output table.")));
 	for (i = 0; i < mr_query_result_desc(q)->natts; i++)
 		if (strcmp(NameStr(TupleDescAttr(mr_query_result_desc(q), i)->attname), "_match_id") == 0)
 			ereport(ERROR,
@@ -565,7 +878,22 @@ check_names(CreateArgs *a)
 					 errmsg("the query has a column named \"_match_id\""),
 					 errdetail("The output table adds a column of that name.")));
 	if (a->late_name)
+	{
+		Oid			late_schema;
+
 		a->laterv = makeRangeVarFromNameList(stringToQualifiedNameList(a->late_name));
+		late_schema = RangeVarGetCreationNamespace(a->laterv);
+		if (OidIsValid(get_relname_relid(a->laterv->relname, late_schema)))
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_TABLE),
+					 errmsg("relation \"%s\" already exists", a->laterv->relname),
+					 errdetail("match_recognize_create_stream() creates the late table itself."),
+					 errhint("Drop the table, or name another late table.")));
+		if (late_schema == a->outschema && strcmp(a->laterv->relname, a->outrv->relname) == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_TABLE),
+					 errmsg("the late table cannot be the output table")));
+	}
 	a->catalog = mr_stream_catalog_oid(false);
 	rel = table_open(a->catalog, AccessShareLock);
 	current = mr_stream_catalog_is_current(rel);
@@ -575,6 +903,19 @@ check_names(CreateArgs *a)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("extension \"match_recognize\" must be updated to create streams"),
 				 errhint("Run ALTER EXTENSION match_recognize UPDATE.")));
+}
+
+/* does a relation of schema have the name of an internal table of stream id? */
+static bool
+internal_names_taken(Oid schema, int32 id)
+{
+	static const char *const kinds[] = {MR_STREAM_ROWS, MR_STREAM_PARTS, "pending", "retained"};
+	int			i;
+
+	for (i = 0; i < (int) lengthof(kinds); i++)
+		if (OidIsValid(mr_stream_internal_oid(schema, id, kinds[i])))
+			return true;
+	return false;
 }
 
 /* 2. id, lock, slot: no writes before the slot exists */
@@ -590,6 +931,17 @@ create_slot(CreateArgs *a)
 	spi_exec(psprintf("SELECT COALESCE(max(id), 0) + 1 FROM %s", qualified_name(a->catalog)),
 			 SPI_OK_SELECT);
 	a->id = DatumGetInt32(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+
+	/*
+	 * Tables named like the internal tables of that id may exist without a
+	 * stream (restored from a dump as plain tables, or made by hand): take
+	 * the next id whose names are free.
+	 */
+	while (internal_names_taken(a->outschema, a->id))
+	{
+		CHECK_FOR_INTERRUPTS();
+		a->id++;
+	}
 	mr_stream_lock(a->catalog, a->id, AccessExclusiveLock);
 	a->slot_name = mr_stream_slot_name(MyDatabaseId, a->id, GetUserId());
 	if (SearchNamedReplicationSlot(a->slot_name, true) != NULL)
@@ -605,6 +957,8 @@ create_slot(CreateArgs *a)
 		elog(ERROR, "could not create replication slot \"%s\"", a->slot_name);
 }
 
+static void create_internal_tables(CreateArgs *a);
+
 /* 3a. the output table, the late table, the internal tables */
 static void
 create_tables(CreateArgs *a)
@@ -612,9 +966,6 @@ create_tables(CreateArgs *a)
 	StringInfoData sql;
 	const char *schema_q = quote_identifier(get_namespace_name(a->outschema));
 	char	   *src_q = qualified_name(a->source);
-	Oid			ext = get_extension_oid("match_recognize", false);
-	Oid			rows_oid,
-				parts_oid;
 
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "CREATE TABLE %s.%s (", schema_q, quote_identifier(a->outrv->relname));
@@ -634,8 +985,24 @@ create_tables(CreateArgs *a)
 		a->late_rel = RangeVarGetRelid(a->laterv, NoLock, false);
 	}
 
-	/* next to the output table; no index (see mr_stream_table.c) */
-	resetStringInfo(&sql);
+	create_internal_tables(a);
+}
+
+/*
+ * 3a'. the internal tables of stream a->id next to a->output, and their
+ * dependencies; no index (see mr_stream_table.c)
+ */
+static void
+create_internal_tables(CreateArgs *a)
+{
+	StringInfoData sql;
+	const char *schema_q = quote_identifier(get_namespace_name(a->outschema));
+	char	   *src_q = qualified_name(a->source);
+	Oid			ext = get_extension_oid("match_recognize", false);
+	Oid			rows_oid,
+				parts_oid;
+
+	initStringInfo(&sql);
 	appendStringInfo(&sql,
 					 "CREATE TABLE %s.%s (LIKE %s, _seq bigint NOT NULL);"
 					 "CREATE TABLE %s.%s (part_id bigint NOT NULL, key text[] NOT NULL, nrows bigint NOT NULL, "
@@ -647,9 +1014,11 @@ create_tables(CreateArgs *a)
 	CommandCounterIncrement();
 	rows_oid = mr_stream_internal_oid(a->outschema, a->id, MR_STREAM_ROWS);
 	parts_oid = mr_stream_internal_oid(a->outschema, a->id, MR_STREAM_PARTS);
-	/* the source and output cannot be dropped under the stream ... */
+	/* the source, output and late table cannot be dropped under the stream ... */
 	add_dependency(rows_oid, a->source, RelationRelationId, DEPENDENCY_NORMAL);
 	add_dependency(rows_oid, a->output, RelationRelationId, DEPENDENCY_NORMAL);
+	if (OidIsValid(a->late_rel))
+		add_dependency(rows_oid, a->late_rel, RelationRelationId, DEPENDENCY_NORMAL);
 	/* ... and DROP EXTENSION takes the internal tables with it */
 	add_dependency(rows_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
 	add_dependency(parts_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
@@ -718,8 +1087,16 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 
 	create_args(fcinfo, &a);
 	check_prerequisites(&a);
+	/* an interval join: mr_stream_join_sql.c */
+	if (mr_stream_join_wanted(a.query))
+	{
+		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
+							  a.idle_advance, a.batch_size);
+		PG_RETURN_VOID();
+	}
 	bind_query(&a);
 	bind_operators(&a);
+	check_runnable(&a);
 	check_names(&a);
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
@@ -823,4 +1200,964 @@ match_recognize_drop_stream(PG_FUNCTION_ARGS)
 	/* the stop mark stays: the launcher forgets it when it sees the slot go */
 	mr_stream_wake_launcher();
 	PG_RETURN_VOID();
+}
+
+/* ---------- DDL on a stream's tables (event triggers) ---------- */
+
+/*
+ * The schema of a stream's output table, from its recorded name
+ * ("schema.table", as created), for when the table itself is gone.
+ */
+static Oid
+stream_schema(const char *name, Oid output)
+{
+	List	   *names;
+
+	if (OidIsValid(output) && OidIsValid(get_rel_namespace(output)))
+		return get_rel_namespace(output);
+	names = stringToQualifiedNameList(name);
+	if (list_length(names) != 2)
+		return InvalidOid;
+	return get_namespace_oid(strVal(linitial(names)), true);
+}
+
+static bool
+rel_exists(Oid relid)
+{
+	return OidIsValid(relid) && get_rel_relkind(relid) != '\0';
+}
+
+/*
+ * Remove a stream whose tables a DROP took (DROP TABLE ... CASCADE of its
+ * source, output or late table, DROP OWNED BY its owner, DROP SCHEMA ...
+ * CASCADE): its catalog row and the internal tables left.  The slot is not
+ * transactional: the worker, finding the row gone after this commits,
+ * drops it (as when drop_stream's row deletion reaches it first).
+ */
+static void
+forget_stream(Relation rel, int32 id, const char *name, Oid schema)
+{
+	HeapTuple	tup;
+	static const char *const kinds[] = {MR_STREAM_ROWS, MR_STREAM_PARTS, "pending", "retained"};
+	int			i;
+
+	mr_stream_lock(RelationGetRelid(rel), id, AccessExclusiveLock);
+	PushActiveSnapshot(GetLatestSnapshot());
+	tup = mr_stream_row_by_id(rel, id);
+	PopActiveSnapshot();
+	if (tup == NULL)
+		return;
+	CatalogTupleDelete(rel, &tup->t_self);
+	CommandCounterIncrement();
+	for (i = 0; i < (int) lengthof(kinds); i++)
+	{
+		Oid			internal = mr_stream_internal_oid(schema, id, kinds[i]);
+		ObjectAddress addr;
+
+		if (!OidIsValid(internal))
+			continue;
+		ObjectAddressSet(addr, RelationRelationId, internal);
+		performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL | PERFORM_DELETION_QUIETLY);
+		CommandCounterIncrement();
+	}
+	ereport(NOTICE,
+			(errmsg("stream \"%s\" was dropped with its tables", name),
+			 errdetail("Its worker drops its replication slot.")));
+}
+
+/* sql_drop: every stream that lost one of its tables goes */
+static void
+streams_after_drop(Oid catalog)
+{
+	Relation	rel = table_open(catalog, RowExclusiveLock);
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *gone = NIL;
+	ListCell   *lc;
+
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		int32		id = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_id, &isnull));
+		char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+		Oid			source = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
+		Oid			output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+		Datum		late = mr_stream_row_get(rel, tup, Anum_mrs_late_table, &isnull);
+		bool		kind_null;
+		bool		is_join;
+		Oid			schema;
+
+		CHECK_FOR_INTERRUPTS();
+		/* an interval join stream (kind set) has a rows table, no parts table */
+		(void) mr_stream_row_get(rel, tup, Anum_mrs_kind, &kind_null);
+		is_join = !kind_null;
+		schema = stream_schema(name, output);
+		if (!rel_exists(source) || !rel_exists(output) ||
+			(!isnull && !rel_exists(DatumGetObjectId(late))) ||
+			!OidIsValid(mr_stream_internal_oid(schema, id, MR_STREAM_ROWS)) ||
+			(!is_join && !OidIsValid(mr_stream_internal_oid(schema, id, MR_STREAM_PARTS))))
+			gone = lappend(gone, list_make3(makeInteger(id), makeString(name),
+											makeInteger((int) schema)));
+	}
+	systable_endscan(scan);
+	foreach(lc, gone)
+	{
+		List	   *g = lfirst(lc);
+
+		forget_stream(rel, intVal(linitial(g)), strVal(lsecond(g)), (Oid) intVal(lthird(g)));
+	}
+	table_close(rel, NoLock);
+}
+
+/* the non-dropped columns of a and b agree in name, type, typmod, collation */
+static bool
+same_columns(TupleDesc a, TupleDesc b, int bskip_last)
+{
+	int			i = 0,
+				j = 0;
+	int			bn = b->natts - bskip_last;
+
+	for (;;)
+	{
+		Form_pg_attribute x,
+					y;
+
+		while (i < a->natts && TupleDescAttr(a, i)->attisdropped)
+			i++;
+		while (j < bn && TupleDescAttr(b, j)->attisdropped)
+			j++;
+		if (i == a->natts || j == bn)
+			return i == a->natts && j == bn;
+		x = TupleDescAttr(a, i++);
+		y = TupleDescAttr(b, j++);
+		if (strcmp(NameStr(x->attname), NameStr(y->attname)) != 0 ||
+			x->atttypid != y->atttypid || x->atttypmod != y->atttypmod ||
+			x->attcollation != y->attcollation)
+			return false;
+	}
+}
+
+/*
+ * ALTER TABLE on a stream's source (or a partition of it) must leave the
+ * columns the stream decodes as they were, and the table WAL-logged: the
+ * worker would otherwise fail only when it next starts.  The rows table,
+ * created LIKE the source, is the record of its columns.
+ */
+static bool
+check_altered_source(Relation rel, HeapTuple tup, List *altered)
+{
+	bool		isnull;
+	int32		id = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_id, &isnull));
+	char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+	Oid			source = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
+	Oid			output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+	Oid			rows = mr_stream_internal_oid(stream_schema(name, output), id, MR_STREAM_ROWS);
+	ListCell   *lc;
+	bool		hit = false;
+	Relation	src,
+				rowsrel;
+	bool		same;
+
+	foreach(lc, altered)
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (relid == source ||
+			(get_rel_relispartition(relid) &&
+			 list_member_oid(get_partition_ancestors(relid), source)))
+			hit = true;
+	}
+	if (!hit || !rel_exists(source) || !OidIsValid(rows))
+		return false;
+	check_logged(source);
+	src = table_open(source, AccessShareLock);
+	rowsrel = table_open(rows, AccessShareLock);
+	same = same_columns(RelationGetDescr(src), RelationGetDescr(rowsrel), 1);
+	table_close(rowsrel, AccessShareLock);
+	table_close(src, AccessShareLock);
+	return !same;
+}
+
+/*
+ * An output table keeps its name and schema (the stream's name, and the
+ * schema of its internal tables) unless match_recognize_rename_stream
+ * renames both.
+ */
+static void
+check_altered_output(Relation rel, HeapTuple tup, List *altered)
+{
+	bool		isnull;
+	Oid			output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+	char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+	char	   *now;
+
+	if (!list_member_oid(altered, output) || !rel_exists(output))
+		return;
+	now = qualified_name(output);
+	if (strcmp(now, name) != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot rename or move the output table of stream \"%s\"", name),
+				 errhint("Rename the stream and its output table with match_recognize_rename_stream().")));
+}
+
+/* ddl_command_end of ALTER TABLE */
+static void
+streams_after_alter(Oid catalog)
+{
+	List	   *altered = NIL;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	uint64		i;
+	MemoryContext outer = CurrentMemoryContext;
+	char	   *broken = NULL;
+	Oid			broken_source = InvalidOid;
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	spi_exec("SELECT objid FROM pg_catalog.pg_event_trigger_ddl_commands() "
+			 "WHERE classid = 'pg_catalog.pg_class'::pg_catalog.regclass", SPI_OK_SELECT);
+	for (i = 0; i < SPI_processed; i++)
+	{
+		bool		isnull;
+		Datum		d = SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 1, &isnull);
+
+		/* in the caller's memory: SPI_finish frees SPI's */
+		if (!isnull)
+		{
+			MemoryContext old = MemoryContextSwitchTo(outer);
+
+			altered = lappend_oid(altered, DatumGetObjectId(d));
+			MemoryContextSwitchTo(old);
+		}
+	}
+	SPI_finish();
+	if (altered == NIL)
+		return;
+	rel = table_open(catalog, AccessShareLock);
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (check_altered_source(rel, tup, altered))
+		{
+			char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+			bool		isnull;
+
+			/* the first in name order, whatever the catalog's order */
+			if (broken == NULL || strcmp(name, broken) < 0)
+			{
+				broken = name;
+				broken_source = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
+			}
+		}
+		check_altered_output(rel, tup, altered);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	if (broken != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DEPENDENT_OBJECTS_STILL_EXIST),
+				 errmsg("cannot change the columns of table \"%s\": stream \"%s\" reads it",
+						get_rel_name(broken_source), broken),
+				 errdetail("A stream decodes the columns its source had when it was created; adding, dropping, renaming a column or changing its type would stop it."),
+				 errhint("Drop the stream with match_recognize_drop_stream(), alter the table, and create the stream again.")));
+}
+
+/*
+ * match_recognize_stream_ddl(): the event trigger of sql_drop (a DROP
+ * that took a stream's table drops the stream) and of ddl_command_end of
+ * ALTER TABLE (the columns of a source stay as the stream decodes them).
+ */
+Datum
+match_recognize_stream_ddl(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trig;
+	Oid			catalog;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("match_recognize_stream_ddl() must be called as an event trigger")));
+	trig = (EventTriggerData *) fcinfo->context;
+	catalog = mr_stream_catalog_oid(true);
+	if (!OidIsValid(catalog))
+		PG_RETURN_VOID();
+	if (strcmp(trig->event, "sql_drop") == 0)
+		streams_after_drop(catalog);
+	else if (strcmp(trig->event, "ddl_command_end") == 0)
+		streams_after_alter(catalog);
+	PG_RETURN_VOID();
+}
+
+/* ---------- DROP EXTENSION: the slots no worker will drop ---------- */
+
+static bool drop_slots_at_commit = false;
+static bool drop_slots_callback = false;
+
+/* drop a slot now, or say why not (a worker took it meanwhile) */
+static void
+drop_slot_quietly(const char *name)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		ReplicationSlotDrop(name, true);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		ereport(WARNING,
+				(errmsg("could not drop replication slot \"%s\" of a stream: %s",
+						name, edata->message),
+				 errdetail("The worker that holds it drops it when it finds the extension gone.")));
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+}
+
+/*
+ * Drop this database's stream slots that no process holds.  A running
+ * worker drops its own slot when it finds the extension gone; a stream
+ * whose worker cannot run (its owner cannot log in) has nobody to do it.
+ * A slot that a worker takes meanwhile is left to that worker.
+ */
+static void
+drop_idle_stream_slots(void)
+{
+	List	   *names = NIL;
+	ListCell   *lc;
+	int			i;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	for (i = 0; i < max_replication_slots; i++)
+	{
+		ReplicationSlot *s = &ReplicationSlotCtl->replication_slots[i];
+		Oid			db,
+					owner;
+		int32		id;
+		pid_t		active;
+
+		if (!s->in_use || !SlotIsLogical(s) ||
+			!mr_stream_parse_slot_name(NameStr(s->data.name), &db, &id, &owner) ||
+			db != MyDatabaseId)
+			continue;
+		SpinLockAcquire(&s->mutex);
+		active = s->active_pid;
+		SpinLockRelease(&s->mutex);
+		if (active == 0)
+			names = lappend(names, pstrdup(NameStr(s->data.name)));
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+
+	foreach(lc, names)
+		drop_slot_quietly(lfirst(lc));
+}
+
+/* before the commit of a DROP EXTENSION match_recognize (never after an abort) */
+static void
+drop_extension_xact(XactEvent event, void *arg)
+{
+	if (!drop_slots_at_commit)
+		return;
+	if (event == XACT_EVENT_PRE_COMMIT)
+	{
+		drop_slots_at_commit = false;
+		drop_idle_stream_slots();
+	}
+	else if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+			 event == XACT_EVENT_PREPARE || event == XACT_EVENT_PRE_PREPARE)
+		drop_slots_at_commit = false;
+}
+
+/* does this DROP EXTENSION drop match_recognize? */
+static bool
+drops_this_extension(Node *parsetree)
+{
+	DropStmt   *stmt = (DropStmt *) parsetree;
+	ListCell   *lc;
+
+	if (parsetree == NULL || !IsA(parsetree, DropStmt) || stmt->removeType != OBJECT_EXTENSION)
+		return false;
+	foreach(lc, stmt->objects)
+		if (IsA(lfirst(lc), String) && strcmp(strVal(lfirst(lc)), "match_recognize") == 0)
+			return true;
+	return false;
+}
+
+/*
+ * match_recognize_stream_drop_extension(): the event trigger of
+ * ddl_command_start of DROP EXTENSION.  The streams go with the catalog;
+ * the slots of those whose worker cannot run are dropped just before the
+ * command's transaction commits (a slot is not transactional: dropping it
+ * earlier would lose it to a DROP that is rolled back).
+ */
+Datum
+match_recognize_stream_drop_extension(PG_FUNCTION_ARGS)
+{
+	EventTriggerData *trig;
+
+	if (!CALLED_AS_EVENT_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_EVENT_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("match_recognize_stream_drop_extension() must be called as an event trigger")));
+	trig = (EventTriggerData *) fcinfo->context;
+	if (!drops_this_extension(trig->parsetree))
+		PG_RETURN_VOID();
+	if (!drop_slots_callback)
+	{
+		RegisterXactCallback(drop_extension_xact, NULL);
+		drop_slots_callback = true;
+	}
+	drop_slots_at_commit = true;
+	PG_RETURN_VOID();
+}
+
+/* ---------- controls: pause, resume, alter, rename ---------- */
+
+PG_FUNCTION_INFO_V1(match_recognize_pause_stream);
+PG_FUNCTION_INFO_V1(match_recognize_resume_stream);
+PG_FUNCTION_INFO_V1(match_recognize_alter_stream);
+PG_FUNCTION_INFO_V1(match_recognize_rename_stream);
+
+#define MR_STOP_WAIT_MS		60000	/* how long a control waits for a worker to stop */
+
+/* what a control needs of a stream's row */
+typedef struct StreamRef
+{
+	Oid			catalog;
+	Relation	rel;
+	int32		id;
+	Oid			owner;
+	Oid			output;
+	char	   *name;
+	char	   *state;
+	char	   *slot_name;
+	int32		worker_pid;
+} StreamRef;
+
+/* the stream called name, which the current role must own */
+static void
+stream_ref(const char *name, StreamRef *r)
+{
+	HeapTuple	tup;
+	bool		isnull;
+	Datum		d;
+
+	memset(r, 0, sizeof(*r));
+	r->catalog = mr_stream_catalog_oid(false);
+	r->rel = table_open(r->catalog, RowExclusiveLock);
+	if (!mr_stream_catalog_is_current(r->rel))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("extension \"match_recognize\" must be updated to control streams"),
+				 errhint("Run ALTER EXTENSION match_recognize UPDATE.")));
+	tup = mr_stream_row_by_name(r->rel, name);
+	if (tup == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("stream \"%s\" does not exist", name)));
+	r->id = DatumGetInt32(mr_stream_row_get(r->rel, tup, Anum_mrs_id, &isnull));
+	r->owner = DatumGetObjectId(mr_stream_row_get(r->rel, tup, Anum_mrs_owner, &isnull));
+	r->output = DatumGetObjectId(mr_stream_row_get(r->rel, tup, Anum_mrs_output, &isnull));
+	r->name = mr_stream_row_text(r->rel, tup, Anum_mrs_name);
+	r->slot_name = pstrdup(NameStr(*DatumGetName(mr_stream_row_get(r->rel, tup, Anum_mrs_slot_name, &isnull))));
+	if (r->owner != GetUserId() && !superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of stream %s", name)));
+	d = mr_stream_row_get(r->rel, tup, Anum_mrs_worker_pid, &isnull);
+	r->worker_pid = isnull ? 0 : DatumGetInt32(d);
+}
+
+/* take the stream lock (between the worker's cycles) and the row as it is now */
+static HeapTuple
+stream_lock_row(StreamRef *r)
+{
+	HeapTuple	tup;
+
+	mr_stream_lock(r->catalog, r->id, AccessExclusiveLock);
+	PushActiveSnapshot(GetLatestSnapshot());
+	tup = mr_stream_row_by_id(r->rel, r->id);
+	PopActiveSnapshot();
+	if (tup == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("stream \"%s\" does not exist", r->name)));
+	r->state = mr_stream_row_text(r->rel, tup, Anum_mrs_state);
+	return tup;
+}
+
+/* is the stream's worker gone (its slot free, its process ended)? */
+static bool
+worker_gone(StreamRef *r)
+{
+	ReplicationSlot *slot;
+	pid_t		active = 0;
+
+	LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+	slot = SearchNamedReplicationSlot(r->slot_name, false);
+	if (slot != NULL)
+	{
+		SpinLockAcquire(&slot->mutex);
+		active = slot->active_pid;
+		SpinLockRelease(&slot->mutex);
+	}
+	LWLockRelease(ReplicationSlotControlLock);
+	return active == 0 && (r->worker_pid == 0 || BackendPidGetProc(r->worker_pid) == NULL);
+}
+
+/*
+ * Ask the worker to stop (it exits between cycles; the launcher starts no
+ * other while the mark is set) and wait until it has.  The caller clears
+ * the mark (mr_stream_cancel_stop) when the worker is to run again.
+ */
+static void
+stop_worker(StreamRef *r)
+{
+	int			waited = 0;
+
+	mr_stream_request_stop(r->slot_name);
+	while (!worker_gone(r))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (waited >= MR_STOP_WAIT_MS)
+			ereport(ERROR,
+					(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+					 errmsg("the worker of stream \"%s\" did not stop within %d seconds",
+							r->name, MR_STOP_WAIT_MS / 1000),
+					 errdetail("A worker stops between cycles; a backfill is one cycle."),
+					 errhint("Try again later.")));
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		waited += 10;
+	}
+}
+
+static void
+set_state(StreamRef *r, HeapTuple tup, const char *state)
+{
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_state - 1] = CStringGetTextDatum(state);
+	repl[Anum_mrs_state - 1] = true;
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(r->rel, tup, values, nulls, repl);
+}
+
+/*
+ * match_recognize_pause_stream(name): stops the worker and keeps the slot
+ * (and so every change from then on); state 'paused' until resumed, also
+ * across server restarts.
+ */
+Datum
+match_recognize_pause_stream(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	StreamRef	r;
+	HeapTuple	tup;
+
+	PreventInTransactionBlock(true, "match_recognize_pause_stream()");
+	stream_ref(name, &r);
+	PG_TRY();
+	{
+		stop_worker(&r);
+		tup = stream_lock_row(&r);
+		if (strcmp(r.state, "failed") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("stream \"%s\" has failed", name),
+					 errhint("See last_error in match_recognize_streams; drop the stream and create it again.")));
+		if (strcmp(r.state, "paused") != 0)
+			set_state(&r, tup, "paused");
+	}
+	PG_CATCH();
+	{
+		mr_stream_cancel_stop(r.slot_name);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	/* the stop mark stays: neither the launcher nor a worker takes the slot */
+	table_close(r.rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/* match_recognize_resume_stream(name): the launcher starts the worker again */
+Datum
+match_recognize_resume_stream(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	StreamRef	r;
+	HeapTuple	tup;
+
+	PreventInTransactionBlock(true, "match_recognize_resume_stream()");
+	stream_ref(name, &r);
+	tup = stream_lock_row(&r);
+	if (strcmp(r.state, "paused") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("stream \"%s\" is not paused", name),
+				 errdetail("Its state is \"%s\".", r.state)));
+	set_state(&r, tup, "starting");
+	table_close(r.rel, NoLock);
+
+	/*
+	 * A worker the launcher starts now waits for the stream lock, which is
+	 * held until this transaction commits: it then sees 'starting'.
+	 */
+	mr_stream_cancel_stop(r.slot_name);
+	PG_RETURN_VOID();
+}
+
+/*
+ * match_recognize_alter_stream(name, batch_size, on_error, max_held_wal):
+ * the given settings (NULL: unchanged) are written under the stream lock
+ * with the worker stopped; the launcher then starts a worker that reads
+ * them.  None of them changes what the stream writes: batch_size and
+ * max_held_wal only how it gets there, on_error what it does with a row it
+ * cannot process from then on.
+ */
+Datum
+match_recognize_alter_stream(PG_FUNCTION_ARGS)
+{
+	char	   *name;
+	StreamRef	r;
+	HeapTuple	tup;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+	AttrNumber	on_error_att = InvalidAttrNumber;
+	bool		paused;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("the name of a stream must not be null")));
+	name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	PreventInTransactionBlock(true, "match_recognize_alter_stream()");
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	if (!PG_ARGISNULL(1))
+	{
+		if (PG_GETARG_INT32(1) < 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("batch_size must be positive")));
+		values[Anum_mrs_batch_size - 1] = Int32GetDatum(PG_GETARG_INT32(1));
+		repl[Anum_mrs_batch_size - 1] = true;
+	}
+	stream_ref(name, &r);
+	if (!PG_ARGISNULL(2))
+	{
+		char	   *policy = text_to_cstring(PG_GETARG_TEXT_PP(2));
+
+		if (strcmp(policy, "stop") != 0 && strcmp(policy, "skip") != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("invalid on_error policy \"%s\"", policy),
+					 errhint("Valid policies are \"stop\" and \"skip\".")));
+		/* the column of the on_error policy, by name (added with the policy) */
+		on_error_att = get_attnum(r.catalog, "on_error");
+		if (on_error_att == InvalidAttrNumber || on_error_att > Natts_mrs - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("streams of this version have no on_error policy")));
+		values[on_error_att - 1] = CStringGetTextDatum(policy);
+		repl[on_error_att - 1] = true;
+	}
+	if (!PG_ARGISNULL(3))
+	{
+		int64		held = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(3)));
+
+		if (held < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("max_held_wal must not be negative")));
+		values[Anum_mrs_max_held_wal - 1] = Int64GetDatum(held);
+		repl[Anum_mrs_max_held_wal - 1] = true;
+	}
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+
+	PG_TRY();
+	{
+		stop_worker(&r);
+		tup = stream_lock_row(&r);
+		mr_stream_row_update(r.rel, tup, values, nulls, repl);
+	}
+	PG_CATCH();
+	{
+		mr_stream_cancel_stop(r.slot_name);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	paused = strcmp(r.state, "paused") == 0;
+	table_close(r.rel, NoLock);
+	/* as in resume: a new worker waits for this transaction's lock */
+	if (!paused)
+		mr_stream_cancel_stop(r.slot_name);
+	PG_RETURN_VOID();
+}
+
+/*
+ * match_recognize_rename_stream(name, new_name): renames the output table
+ * (in its schema: the internal tables are next to it) and the stream.
+ * The stream lock is taken before the output table's, the order of the
+ * worker, which needs no stop.
+ */
+Datum
+match_recognize_rename_stream(PG_FUNCTION_ARGS)
+{
+	char	   *name = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	char	   *new_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	StreamRef	r;
+	HeapTuple	tup;
+	List	   *names = stringToQualifiedNameList(new_name);
+	RangeVar   *rv = makeRangeVarFromNameList(names);
+	Oid			schema;
+	char	   *qualified;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	stream_ref(name, &r);
+	if (!rel_exists(r.output))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the output table of stream \"%s\" does not exist", name)));
+	schema = get_rel_namespace(r.output);
+	if (rv->catalogname != NULL ||
+		(rv->schemaname != NULL && get_namespace_oid(rv->schemaname, false) != schema))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a stream cannot move to another schema"),
+				 errdetail("Its internal tables are in the schema of its output table.")));
+	tup = stream_lock_row(&r);
+	qualified = quote_qualified_identifier(get_namespace_name(schema), rv->relname);
+	/* the row first: the ALTER TABLE's event trigger then finds it renamed */
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_name - 1] = CStringGetTextDatum(qualified);
+	repl[Anum_mrs_name - 1] = true;
+	mr_stream_row_update(r.rel, tup, values, nulls, repl);
+	CommandCounterIncrement();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	spi_exec(psprintf("ALTER TABLE %s RENAME TO %s", qualified_name(r.output),
+					  quote_identifier(rv->relname)), SPI_OK_UTILITY);
+	SPI_finish();
+	table_close(r.rel, NoLock);
+	PG_RETURN_VOID();
+}
+
+/* ---------- restore: streams whose definition came back from a dump ---------- */
+
+PG_FUNCTION_INFO_V1(match_recognize_restore_streams);
+
+/*
+ * Bind a restored stream's query as create_stream did, as its owner and
+ * with its search_path, and check what create_stream checks; no writes.
+ */
+static void
+restore_bind(Relation rel, HeapTuple tup, CreateArgs *a)
+{
+	bool		isnull;
+	Oid			owner = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_owner, &isnull));
+	char	   *path = mr_stream_row_text(rel, tup, Anum_mrs_search_path);
+	Datum		late;
+	Oid			typinput,
+				typioparam;
+	Oid			save_userid;
+	int			save_sec;
+	int			nest;
+
+	memset(a, 0, sizeof(*a));
+	a->id = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_id, &isnull));
+	a->query = mr_stream_row_text(rel, tup, Anum_mrs_query);
+	a->late_type = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_lateness_type, &isnull));
+	getTypeInputInfo(a->late_type, &typinput, &typioparam);
+	a->lateness = OidInputFunctionCall(typinput, mr_stream_row_text(rel, tup, Anum_mrs_lateness),
+									   typioparam, -1);
+	a->idle_advance = DatumGetBool(mr_stream_row_get(rel, tup, Anum_mrs_idle_advance, &isnull));
+	a->batch_size = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_batch_size, &isnull));
+	a->max_held_wal = mr_stream_row_int8(rel, tup, Anum_mrs_max_held_wal);
+	a->output = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull));
+	late = mr_stream_row_get(rel, tup, Anum_mrs_late_table, &isnull);
+	a->late_rel = isnull ? InvalidOid : DatumGetObjectId(late);
+	if (!rel_exists(a->output))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the output table of restored stream %d does not exist", a->id)));
+	a->outschema = get_rel_namespace(a->output);
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	nest = NewGUCNestLevel();
+	if (path != NULL)
+		(void) set_config_option("search_path", path, PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+	check_prerequisites(a);
+	bind_query(a);
+	bind_operators(a);
+	check_runnable(a);
+	AtEOXact_GUC(true, nest);
+	SetUserIdAndSecContext(save_userid, save_sec);
+	a->slot_name = mr_stream_slot_name(MyDatabaseId, a->id, owner);
+}
+
+/* the slot of a restored stream, created as its owner (before any write) */
+static void
+restore_slot(CreateArgs *a, Oid owner)
+{
+	Oid			argtypes[2] = {NAMEOID, NAMEOID};
+	Datum		args[2];
+	Oid			save_userid;
+	int			save_sec;
+	int			rc;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	args[0] = DirectFunctionCall1(namein, CStringGetDatum(a->slot_name));
+	args[1] = DirectFunctionCall1(namein, CStringGetDatum(MR_STREAM_PLUGIN));
+	rc = SPI_execute_with_args("SELECT pg_catalog.pg_create_logical_replication_slot($1, $2)",
+							   2, argtypes, args, NULL, false, 0);
+	if (rc != SPI_OK_SELECT)
+		elog(ERROR, "could not create replication slot \"%s\"", a->slot_name);
+	SetUserIdAndSecContext(save_userid, save_sec);
+}
+
+/*
+ * The writes of a restored stream: the tables restored in place of its
+ * internal tables go, its output is emptied (the worker copies the source
+ * again and writes every match anew), new internal tables (its owner's),
+ * and the row: the new bound query and slot, state 'starting'.
+ */
+static void
+restore_write(Relation rel, CreateArgs *a, Oid owner)
+{
+	static const char *const kinds[] = {MR_STREAM_ROWS, MR_STREAM_PARTS, "pending", "retained"};
+	HeapTuple	tup;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+	Oid			save_userid;
+	int			save_sec;
+	int			i;
+
+	mr_stream_lock(RelationGetRelid(rel), a->id, AccessExclusiveLock);
+	for (i = 0; i < (int) lengthof(kinds); i++)
+	{
+		Oid			old = mr_stream_internal_oid(a->outschema, a->id, kinds[i]);
+		ObjectAddress addr;
+
+		if (!OidIsValid(old))
+			continue;
+		ObjectAddressSet(addr, RelationRelationId, old);
+		performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL | PERFORM_DELETION_QUIETLY);
+		CommandCounterIncrement();
+	}
+	spi_exec(psprintf("TRUNCATE %s", qualified_name(a->output)), SPI_OK_UTILITY);
+	if (OidIsValid(a->late_rel) && !rel_exists(a->late_rel))
+		a->late_rel = InvalidOid;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	create_internal_tables(a);
+	SetUserIdAndSecContext(save_userid, save_sec);
+
+	PushActiveSnapshot(GetLatestSnapshot());
+	tup = mr_stream_row_by_id(rel, a->id);
+	PopActiveSnapshot();
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_bound - 1] =
+		CStringGetTextDatum(nodeToString(list_concat(list_make2(mr_query_analyses(a->q), a->lateness_q),
+													 a->operators)));
+	repl[Anum_mrs_bound - 1] = true;
+	values[Anum_mrs_slot_name - 1] = DirectFunctionCall1(namein, CStringGetDatum(a->slot_name));
+	repl[Anum_mrs_slot_name - 1] = true;
+	values[Anum_mrs_state - 1] = CStringGetTextDatum("starting");
+	repl[Anum_mrs_state - 1] = true;
+	nulls[Anum_mrs_last_error - 1] = true;
+	repl[Anum_mrs_last_error - 1] = true;
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(rel, tup, values, nulls, repl);
+	CommandCounterIncrement();
+}
+
+/*
+ * match_recognize_restore_streams(): starts again every stream whose
+ * catalog row came back from a dump (state 'restored', see the trigger
+ * match_recognize_stream_restored): a new slot, new internal tables, its
+ * output recomputed from the source.  All slots are created first: a slot
+ * cannot be created once the transaction has written.
+ */
+Datum
+match_recognize_restore_streams(PG_FUNCTION_ARGS)
+{
+	Oid			catalog = mr_stream_catalog_oid(false);
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	List	   *todo = NIL;
+	List	   *owners = NIL;
+	ListCell   *lc,
+			   *lo;
+	int			restored;
+
+	PreventInTransactionBlock(true, "match_recognize_restore_streams()");
+	if (!superuser())
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to restore streams"),
+				 errhint("Only superusers can restore streams.")));
+	rel = table_open(catalog, ShareRowExclusiveLock);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		char	   *state = mr_stream_row_text(rel, tup, Anum_mrs_state);
+		CreateArgs *a;
+		bool		isnull;
+
+		CHECK_FOR_INTERRUPTS();
+		if (strcmp(state, "restored") != 0)
+			continue;
+		a = palloc(sizeof(CreateArgs));
+		restore_bind(rel, tup, a);
+		todo = lappend(todo, a);
+		owners = lappend_oid(owners, DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_owner, &isnull)));
+	}
+	systable_endscan(scan);
+	forboth(lc, todo, lo, owners)
+		restore_slot(lfirst(lc), lfirst_oid(lo));
+	forboth(lc, todo, lo, owners)
+		restore_write(rel, lfirst(lc), lfirst_oid(lo));
+	/* the lists are in SPI's memory, which SPI_finish frees */
+	restored = list_length(todo);
+	SPI_finish();
+	table_close(rel, NoLock);
+	mr_stream_wake_launcher();
+	PG_RETURN_INT32(restored);
 }

@@ -61,16 +61,19 @@
 #include "access/table.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/pg_authid.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
 #include "replication/slot.h"
 #include "storage/ipc.h"
+#include "storage/spin.h"
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/syscache.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -80,6 +83,8 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "mr_stream_join.h"
+#include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
 typedef enum CycleResult
@@ -150,12 +155,19 @@ mrs_save(Relation catrel, HeapTuple tup, const char *error)
 		if (s->last_commit_time != 0)
 			SETV(Anum_mrs_last_commit_time, TimestampTzGetDatum(s->last_commit_time));
 		(void) mrs_checkpoint_columns(values, nulls, repl);
+		/* how far after_commit may confirm the slot (mrs_confirm) */
+		s->confirm_pending = Max(s->confirm_limit, mrs_confirmable());
+		if (!XLogRecPtrIsInvalid(s->confirm_pending))
+			SETV(Anum_mrs_confirmed_lsn, LSNGetDatum(s->confirm_pending));
 	}
 #undef SETV
 	mr_stream_row_update(catrel, tup, values, nulls, repl);
 	s->catalog_dirty = false;
 	s->catalog_at = GetCurrentTimestamp();
 }
+
+static uint64 held_wal(void);
+static void warn_held_wal(uint64 held, int64 bound, const char *state);
 
 static void
 record_error(const char *msg)
@@ -189,6 +201,185 @@ record_error(const char *msg)
 		table_close(catrel, NoLock);
 	}
 	PopActiveSnapshot();
+	CommitTransactionCommand();
+	warn_held_wal(held_wal(), s->max_held_wal, "error");
+}
+
+/* ---------- starts, retries and failure ---------- */
+
+/*
+ * A worker that stops before it made progress (an error, a crash, a kill)
+ * is started again by the launcher; each start counts in the catalog row's
+ * start_failures, written and committed before anything that could fail,
+ * so that a crash counts too.  The n-th start in a row waits
+ * min(2^(n-2) s, match_recognize.stream_retry_max_delay) first; at
+ * match_recognize.stream_start_retries the stream is marked failed with the
+ * last error instead of being started again: nothing the stream's owner
+ * can write to its state makes the worker loop.  Progress (a committed
+ * transaction of the source processed, or catching up with the WAL) sets
+ * the count back to zero.
+ */
+static void
+set_columns(Relation catrel, HeapTuple tup, int n, const int *attnums, const Datum *vals)
+{
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+	int			i;
+
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	for (i = 0; i < n; i++)
+	{
+		values[attnums[i] - 1] = vals[i];
+		repl[attnums[i] - 1] = true;
+	}
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+}
+
+static HeapTuple open_stream(Relation *catrel, bool *busy);
+static CycleResult stream_gone(void);
+
+/* wait ms, or less when the stream is being dropped or the server stops */
+static void
+retry_wait(long ms)
+{
+	TimestampTz until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), ms);
+
+	while (!mr_stream_stop_requested())
+	{
+		long		left = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), until);
+
+		if (left <= 0)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 left, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+}
+
+/*
+ * Before the first cycle: count this start, or give up.  Returns
+ * CYCLE_MORE to go on with init_cycle, CYCLE_STOPPED when the stream is
+ * (now) failed, CYCLE_EXIT when it is gone, CYCLE_BUSY to try again.
+ */
+static CycleResult
+start_attempt(void)
+{
+	MrsStream  *s = MyStream;
+	Relation	catrel;
+	HeapTuple	tup;
+	bool		busy;
+	int32		failures;
+	bool		isnull;
+	Datum		d;
+	char	   *state;
+	int			attnums[3];
+	Datum		vals[3];
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	tup = open_stream(&catrel, &busy);
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return CYCLE_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	state = mr_stream_row_text(catrel, tup, Anum_mrs_state);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_start_failures, &isnull);
+	failures = isnull ? 0 : Max(DatumGetInt32(d), 0);
+	if (strcmp(state, "failed") == 0)
+	{
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		return CYCLE_MORE;		/* init_cycle waits for the drop */
+	}
+	if (failures >= mr_stream_start_retries)
+	{
+		char	   *last = mr_stream_row_text(catrel, tup, Anum_mrs_last_error);
+		char	   *why = psprintf("the worker stopped %d times in a row before it made progress, "
+								   "so it is not started again; the last error: %s",
+								   failures, last ? last : "none recorded (the worker crashed or was killed)");
+
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("match_recognize stream %d failed: %s", s->id, why)));
+		attnums[0] = Anum_mrs_state;
+		vals[0] = CStringGetTextDatum("failed");
+		attnums[1] = Anum_mrs_last_error;
+		vals[1] = CStringGetTextDatum(why);
+		set_columns(catrel, tup, 2, attnums, vals);
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		s->stopped = true;
+		s->initialized = true;
+		s->attempted = true;
+		return CYCLE_STOPPED;
+	}
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	if (failures > 0)
+	{
+		long		delay = 1000L << Min(failures - 1, 20);
+
+		retry_wait(Min(delay, (long) mr_stream_retry_max_delay * 1000L));
+		if (mr_stream_stop_requested())
+			proc_exit(0);
+	}
+
+	/* this start counts until the worker makes progress */
+	StartTransactionCommand();
+	tup = open_stream(&catrel, &busy);
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return CYCLE_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	attnums[0] = Anum_mrs_start_failures;
+	vals[0] = Int32GetDatum(failures + 1);
+	set_columns(catrel, tup, 1, attnums, vals);
+	s->start_failures = failures + 1;
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return CYCLE_MORE;
+}
+
+/* the worker made progress: its start counts no more */
+static void
+progress_made(void)
+{
+	MrsStream  *s = MyStream;
+	Relation	catrel;
+	HeapTuple	tup;
+	bool		busy;
+	int			attnum = Anum_mrs_start_failures;
+	Datum		zero = Int32GetDatum(0);
+
+	s->made_progress = true;
+	if (s->start_failures == 0)
+		return;
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	tup = open_stream(&catrel, &busy);
+	if (tup != NULL)
+	{
+		set_columns(catrel, tup, 1, &attnum, &zero);
+		s->start_failures = 0;
+		table_close(catrel, NoLock);
+	}
+	if (ActiveSnapshotSet())
+		PopActiveSnapshot();
 	CommitTransactionCommand();
 }
 
@@ -283,6 +474,27 @@ close_stream(Relation catrel)
 	CommitTransactionCommand();
 }
 
+/*
+ * Is the position the slot may be confirmed to (mrs_confirmable) far
+ * enough past confirmed_lsn to write the catalog row for it?  An idle
+ * stream in a busy cluster then writes its row every MRS_CONFIRM_MS at
+ * most, or at once past MRS_CONFIRM_BYTES of WAL its slot holds for
+ * nothing.
+ */
+#define MRS_CONFIRM_MS		10000
+#define MRS_CONFIRM_BYTES	(16 * 1024 * 1024)
+static bool
+confirm_behind(void)
+{
+	MrsStream  *s = MyStream;
+	XLogRecPtr	target = mrs_confirmable();
+
+	if (XLogRecPtrIsInvalid(target) || target <= s->confirm_limit)
+		return false;
+	return target - s->confirm_limit >= MRS_CONFIRM_BYTES ||
+		TimestampDifferenceExceeds(s->catalog_at, GetCurrentTimestamp(), MRS_CONFIRM_MS);
+}
+
 /* steps 3-6 of a cycle (see the file's comment) */
 static void
 process(Relation catrel, HeapTuple tup)
@@ -316,6 +528,9 @@ process(Relation catrel, HeapTuple tup)
 	}
 	if (mrs_checkpoint_due())
 		mrs_checkpoint();
+	/* the slot may go further than confirmed_lsn says: say so, now and then */
+	if (confirm_behind())
+		s->catalog_dirty = true;
 	if (s->wrote || s->cp_wanted || s->failing ||
 		(s->catalog_dirty &&
 		 TimestampDifferenceExceeds(s->catalog_at, GetCurrentTimestamp(), MRS_CATALOG_MS)))
@@ -334,13 +549,108 @@ after_commit(bool processed)
 	s->wrote = false;
 	if (s->mode != MRS_NORMAL)
 		return;
+	if (s->confirm_pending > s->confirm_limit)
+		s->confirm_limit = s->confirm_pending;
 	mrs_confirm();
 	if (processed || !s->cycle_relevant)
+	{
 		mr_stream_report_progress(s->decoded_upto);
+		if (s->caught_up_at != 0)
+			mr_stream_report_caught_up(s->caught_up_at);
+	}
 	pgstat_report_stat(false);
 }
 
 /* ---------- cycles ---------- */
+
+/* ---------- the WAL a stream's slot holds ---------- */
+
+#define MRS_WAL_WARN_MS		60000	/* warn about held WAL this often at most */
+static TimestampTz last_wal_warning = 0;
+
+static char *
+size_text(uint64 bytes)
+{
+	return TextDatumGetCString(DirectFunctionCall1(pg_size_pretty, Int64GetDatum((int64) bytes)));
+}
+
+/* the WAL the stream's slot holds, in bytes (0: no slot) */
+static uint64
+held_wal(void)
+{
+	ReplicationSlot *slot = MyReplicationSlot;
+	XLogRecPtr	restart = InvalidXLogRecPtr;
+	XLogRecPtr	end = GetXLogWriteRecPtr();
+
+	if (slot == NULL)
+	{
+		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+		slot = SearchNamedReplicationSlot(MyStream->slot_name, false);
+		if (slot != NULL)
+		{
+			SpinLockAcquire(&slot->mutex);
+			restart = slot->data.restart_lsn;
+			SpinLockRelease(&slot->mutex);
+		}
+		LWLockRelease(ReplicationSlotControlLock);
+	}
+	else
+		restart = slot->data.restart_lsn;
+	return XLogRecPtrIsInvalid(restart) || end <= restart ? 0 : end - restart;
+}
+
+/*
+ * Past the stream's max_held_wal, the WAL its slot holds is logged (once a
+ * minute at most): a running stream stores rows at half of it, so more
+ * means that it is far behind, or that it cannot go on (error, failed).
+ */
+static void
+warn_held_wal(uint64 held, int64 bound, const char *state)
+{
+	if (bound <= 0 || held <= (uint64) bound ||
+		!TimestampDifferenceExceeds(last_wal_warning, GetCurrentTimestamp(), MRS_WAL_WARN_MS))
+		return;
+	last_wal_warning = GetCurrentTimestamp();
+	ereport(WARNING,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("match_recognize stream %d (%s) holds %s of WAL in its replication slot \"%s\", more than its max_held_wal (%s)",
+					MyStream->id, state, size_text(held), MyStream->slot_name, size_text(bound)),
+			 strcmp(state, "failed") == 0
+			 ? errhint("A failed stream gives up its slot past its max_held_wal; drop the stream.")
+			 : errhint("See the state and last_error of the stream in match_recognize_streams.")));
+}
+
+/*
+ * A failed stream keeps its slot (and the WAL from its last position on)
+ * until the WAL held exceeds its max_held_wal (0: forever); then it gives
+ * the slot up, says so in last_error, and its worker ends.  A failed stream
+ * cannot be resumed, so the slot only kept the changes for inspection.
+ */
+static bool
+failed_gives_up_slot(Relation catrel, HeapTuple tup)
+{
+	MrsStream  *s = MyStream;
+	bool		isnull;
+	Datum		d = mr_stream_row_get(catrel, tup, Anum_mrs_max_held_wal, &isnull);
+	int64		bound = isnull ? 0 : DatumGetInt64(d);
+	uint64		held = held_wal();
+	char	   *last;
+	int			attnums[1] = {Anum_mrs_last_error};
+	Datum		vals[1];
+
+	if (bound <= 0 || held <= (uint64) bound)
+		return false;
+	last = mr_stream_row_text(catrel, tup, Anum_mrs_last_error);
+	vals[0] = CStringGetTextDatum(psprintf("%s; its replication slot was dropped when it held %s of WAL, "
+										   "more than its max_held_wal (%s)",
+										   last ? last : "failed", size_text(held), size_text(bound)));
+	set_columns(catrel, tup, 1, attnums, vals);
+	ereport(WARNING,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("match_recognize stream %d is failed and its replication slot \"%s\" held %s of WAL, more than its max_held_wal (%s): dropping the slot",
+					s->id, s->slot_name, size_text(held), size_text(bound))));
+	return true;				/* the caller drops the slot after the commit */
+}
 
 /* a failed stream's worker waits for the stream to be dropped */
 static CycleResult
@@ -349,6 +659,7 @@ stopped_cycle(void)
 	Relation	catrel;
 	bool		busy;
 	HeapTuple	tup = open_stream(&catrel, &busy);
+	bool		gave_up;
 
 	if (busy)
 	{
@@ -357,22 +668,40 @@ stopped_cycle(void)
 	}
 	if (tup == NULL)
 		return stream_gone();
+	gave_up = failed_gives_up_slot(catrel, tup);
 	table_close(catrel, NoLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
-	return CYCLE_STOPPED;
+	if (!gave_up)
+		return CYCLE_STOPPED;
+	/* last_error says so (committed): now the slot goes */
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	/* the launcher is not to start a worker to find out where it went */
+	mr_stream_mark_dropped(MyStream->slot_name);
+	mr_stream_drop_slot(MyStream->slot_name);
+	return CYCLE_EXIT;
 }
 
 /*
  * The slot was dropped behind the stream's back: changes may be missed.
  * Only the state and the error are written (the rest was not loaded).
  */
+static CycleResult fail_at_start(Relation catrel, HeapTuple tup, const char *error);
+
 static CycleResult
 slot_lost(Relation catrel, HeapTuple tup)
 {
+	return fail_at_start(catrel, tup,
+						 psprintf("the replication slot \"%s\" of the stream was dropped, so changes may have been missed; "
+								  "drop the stream and create it again", MyStream->slot_name));
+}
+
+/* the stream cannot go on: state failed, with why (the rest was not loaded) */
+static CycleResult
+fail_at_start(Relation catrel, HeapTuple tup, const char *error)
+{
 	MrsStream  *s = MyStream;
-	char	   *error = psprintf("the replication slot \"%s\" of the stream was dropped, so changes may have been missed; "
-								 "drop the stream and create it again", s->slot_name);
 	Datum		values[Natts_mrs - 1];
 	bool		nulls[Natts_mrs - 1];
 	bool		repl[Natts_mrs - 1];
@@ -390,6 +719,8 @@ slot_lost(Relation catrel, HeapTuple tup)
 	repl[Anum_mrs_updated_at - 1] = true;
 	mr_stream_row_update(catrel, tup, values, nulls, repl);
 	s->stopped = true;
+	s->initialized = true;
+	(void) SPI_finish();		/* if init_cycle connected */
 	table_close(catrel, NoLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -404,6 +735,9 @@ init_cycle(void)
 	Relation	catrel;
 	bool		busy;
 	HeapTuple	tup = open_stream(&catrel, &busy);
+	const char *tampered;
+	bool		isnull;
+	Datum		d;
 
 	if (busy)
 	{
@@ -428,12 +762,30 @@ init_cycle(void)
 		CommitTransactionCommand();
 		return CYCLE_STOPPED;
 	}
+	if (strcmp(s->state, "paused") == 0)
+	{
+		/*
+		 * Paused (match_recognize_pause_stream), and the server restarted:
+		 * set the stop mark again, so that the launcher leaves the slot
+		 * alone until match_recognize_resume_stream clears it.
+		 */
+		mr_stream_request_stop(s->slot_name);
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+		CommitTransactionCommand();
+		return CYCLE_EXIT;
+	}
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	mrs_setup(catrel, tup);
 	mrs_load_state(catrel, tup);
+	s->start_lsn = s->last_lsn;
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_confirmed_lsn, &isnull);
+	s->confirm_limit = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
 	check_source_access();
-	mrs_decoder_start();
+	tampered = mrs_decoder_start();
+	if (tampered != NULL)
+		return fail_at_start(catrel, tup, tampered);
 	s->mode = MRS_NORMAL;
 	if (!s->backfilled)
 	{
@@ -441,6 +793,7 @@ init_cycle(void)
 		mrs_backfill();
 		s->state = "running";
 		process(catrel, tup);	/* writes the first checkpoint */
+		s->backfill_done = true;
 	}
 	else
 	{
@@ -484,8 +837,17 @@ cycle(void)
 	Relation	catrel;
 	bool		busy;
 	HeapTuple	tup;
+	TimestampTz now;
 
 	MemoryContextReset(s->cyclecxt);
+	if (!s->attempted)
+	{
+		CycleResult r = start_attempt();
+
+		if (r != CYCLE_MORE)
+			return r;
+		s->attempted = true;
+	}
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
 	if (!s->initialized)
@@ -493,8 +855,11 @@ cycle(void)
 	if (s->stopped)
 		return stopped_cycle();
 	s->cycle_rows = 0;
+	now = GetCurrentTimestamp();
 	if (mrs_wal_available())
 		mrs_decode();
+	else
+		s->caught_up_at = now;	/* nothing flushed then is unread */
 	/* every transaction up to the checkpoint is in the WAL: all are back */
 	if (s->mode == MRS_REBUILD && !mrs_wal_available())
 		mrs_rebuild_done();
@@ -517,6 +882,7 @@ cycle(void)
 	check_source_access();
 	mrs_check_source();
 	process(catrel, tup);
+	warn_held_wal(held_wal(), s->max_held_wal, s->state);
 	close_stream(catrel);
 	after_commit(true);
 	if (s->stopped)
@@ -525,6 +891,137 @@ cycle(void)
 }
 
 /* ---------- the process ---------- */
+
+/*
+ * A worker logs in as the stream's owner; when the owner was dropped or
+ * cannot log in (NOLOGIN), that ends the process before it can say why.
+ * After MRS_LOGIN_TRIES such workers in a row, the next one logs in as the
+ * bootstrap superuser instead, runs nothing of the stream (no user code:
+ * only the catalogs), marks the stream failed with the reason, and waits:
+ * for the owner to be able to log in again (the stream is then started
+ * again) or for the stream to be dropped.
+ */
+#define MRS_LOGIN_TRIES		3
+#define MRS_LOGIN_CHECK_MS	2000
+
+/* why the owner cannot log in, or NULL when it can now */
+static char *
+owner_problem(void)
+{
+	MrsStream  *s = MyStream;
+	HeapTuple	rtup = SearchSysCache1(AUTHOID, ObjectIdGetDatum(s->owner));
+	char	   *why = NULL;
+
+	if (!HeapTupleIsValid(rtup))
+		return psprintf("the stream's owner (role %u) was dropped, so its worker cannot log in; "
+						"drop the stream", s->owner);
+	if (!((Form_pg_authid) GETSTRUCT(rtup))->rolcanlogin)
+		why = psprintf("the stream's owner \"%s\" cannot log in (NOLOGIN), so its worker cannot run; "
+					   "ALTER ROLE %s LOGIN starts the stream again",
+					   NameStr(((Form_pg_authid) GETSTRUCT(rtup))->rolname),
+					   quote_identifier(NameStr(((Form_pg_authid) GETSTRUCT(rtup))->rolname)));
+	ReleaseSysCache(rtup);
+	return why;
+}
+
+/*
+ * Under the stream's row: set state and error (when state is not NULL, and
+ * the stream is not failed already; *wrote says whether it was written),
+ * or find the stream gone (false: its slot is dropped then).
+ */
+static bool
+login_mark(const char *state, const char *error, bool *wrote)
+{
+	Relation	catrel;
+	HeapTuple	tup;
+	bool		busy;
+	int			attnums[2] = {Anum_mrs_state, Anum_mrs_last_error};
+	Datum		vals[2];
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	tup = open_stream(&catrel, &busy);
+	if (tup == NULL && !busy)
+	{
+		(void) stream_gone();	/* commits */
+		return false;
+	}
+	if (tup != NULL)
+	{
+		if (state != NULL && strcmp(mr_stream_row_text(catrel, tup, Anum_mrs_state), "failed") != 0)
+		{
+			vals[0] = CStringGetTextDatum(state);
+			vals[1] = CStringGetTextDatum(error);
+			set_columns(catrel, tup, 2, attnums, vals);
+			*wrote = true;
+		}
+		table_close(catrel, NoLock);
+		PopActiveSnapshot();
+	}
+	CommitTransactionCommand();
+	return true;
+}
+
+static void
+login_report(void)
+{
+	MrsStream  *s = MyStream;
+	char	   *why;
+	bool		marked = false;
+	bool		warned = false;
+	int			attnums[2] = {Anum_mrs_state, Anum_mrs_last_error};
+	Datum		vals[2];
+
+	BackgroundWorkerInitializeConnectionByOid(s->dboid, InvalidOid, 0);
+	pgstat_report_appname(psprintf("match_recognize stream %d (cannot log in)", s->id));
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (mr_stream_stop_requested())
+			proc_exit(0);
+		StartTransactionCommand();
+		why = owner_problem();
+		if (why != NULL)
+			why = MemoryContextStrdup(TopMemoryContext, why);
+		if (why == NULL && marked)
+		{
+			/* the owner can log in again: a normal worker takes over */
+			Relation	catrel;
+			bool		busy;
+			HeapTuple	tup = open_stream(&catrel, &busy);
+
+			if (tup != NULL)
+			{
+				vals[0] = CStringGetTextDatum("starting");
+				vals[1] = CStringGetTextDatum("the stream's owner could log in again");
+				set_columns(catrel, tup, 2, attnums, vals);
+				table_close(catrel, NoLock);
+				marked = false;
+			}
+			if (ActiveSnapshotSet())
+				PopActiveSnapshot();
+		}
+		CommitTransactionCommand();
+		if (why == NULL && !marked)
+		{
+			mr_stream_login_done();
+			proc_exit(1);
+		}
+		if (why != NULL && !login_mark(marked ? NULL : "failed", why, &marked))
+			proc_exit(0);		/* the stream is gone, its slot too */
+		if (marked && !warned)
+		{
+			ereport(WARNING,
+					(errcode(ERRCODE_INVALID_AUTHORIZATION_SPECIFICATION),
+					 errmsg("match_recognize stream %d failed: %s", s->id, why)));
+			warned = true;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 MRS_LOGIN_CHECK_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
 
 static void
 worker_init(void)
@@ -541,7 +1038,13 @@ worker_init(void)
 	pqsignal(SIGTERM, die);
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	BackgroundWorkerUnblockSignals();
+	/* drop_stream is stopping this stream: leave its slot alone */
+	if (!mr_stream_attach(s->slot_name))
+		proc_exit(0);
+	if (mr_stream_login_begin() >= MRS_LOGIN_TRIES)
+		login_report();			/* does not return */
 	BackgroundWorkerInitializeConnectionByOid(s->dboid, s->owner, 0);
+	mr_stream_login_done();
 	pgstat_report_appname(psprintf("match_recognize stream %d", s->id));
 
 	s->cxt = AllocSetContextCreate(TopMemoryContext, "match_recognize stream",
@@ -564,8 +1067,8 @@ void
 mr_stream_worker_main(Datum arg)
 {
 	worker_init();
-	/* drop_stream is stopping this stream: leave its slot alone */
-	if (!mr_stream_attach(MyStream->slot_name))
+	/* an interval join stream runs in mr_stream_join.c */
+	if (mr_stream_join_worker(MyStream->id, MyStream->slot_name))
 		proc_exit(0);
 
 	for (;;)
@@ -597,6 +1100,16 @@ mr_stream_worker_main(Datum arg)
 			msg = edata->detail
 				? psprintf("%s (%s)", edata->message, edata->detail)
 				: pstrdup(edata->message);
+			/* where it happened (a partition, a row: mr_stream_part.c) */
+			if (edata->context != NULL)
+			{
+				char	   *c;
+
+				msg = psprintf("%s, in %s", msg, edata->context);
+				for (c = msg; *c; c++)
+					if (*c == '\n')
+						*c = ';';
+			}
 			EmitErrorReport();
 			FlushErrorState();
 			AbortCurrentTransaction();
@@ -608,6 +1121,10 @@ mr_stream_worker_main(Datum arg)
 		MemoryContextSwitchTo(old);
 		if (r == CYCLE_EXIT)
 			proc_exit(0);
+		if (!MyStream->made_progress && MyStream->initialized && !MyStream->stopped &&
+			MyStream->mode == MRS_NORMAL &&
+			(r == CYCLE_IDLE || MyStream->backfill_done || MyStream->last_lsn > MyStream->start_lsn))
+			progress_made();
 		if (r == CYCLE_MORE)
 			continue;
 		wait_ms = r == CYCLE_STOPPED ? MRS_STOPPED_MS : r == CYCLE_BUSY ? MRS_BUSY_MS : MRS_IDLE_MS;

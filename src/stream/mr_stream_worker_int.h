@@ -309,6 +309,9 @@ typedef struct MrsStream
 	/* the decoding session (mr_stream_decoder.c) */
 	XLogRecPtr	decoded_upto;	/* the reader's position */
 	XLogRecPtr	last_confirmed;
+	XLogRecPtr	confirm_limit;	/* confirmed_lsn as committed */
+	TimestampTz caught_up_at;	/* the reader had read all WAL flushed then */
+	XLogRecPtr	confirm_pending;	/* ... as written in this transaction */
 	bool		failing;		/* the source lost its append-only property */
 	char	   *fail_msg;
 	int64		cycle_rows;		/* rows taken in this cycle */
@@ -320,6 +323,13 @@ typedef struct MrsStream
 	TimestampTz catalog_at;		/* when the catalog row was last written */
 	bool		initialized;
 	bool		stopped;		/* failed: waits to be dropped */
+
+	/* starts and retries (mr_stream_worker.c) */
+	bool		attempted;		/* this start is counted */
+	int32		start_failures; /* the catalog's count, this start included */
+	XLogRecPtr	start_lsn;		/* last_lsn committed when the worker started */
+	bool		backfill_done;	/* this worker committed the backfill */
+	bool		made_progress;	/* the count was set back to zero */
 } MrsStream;
 
 /*
@@ -367,6 +377,7 @@ extern void mrs_advance_clock(void);
 
 /* mr_stream_rows.c */
 extern int	mrs_key_cmp(Datum a, Datum b);
+extern bool mrs_key_finite(Datum key);
 extern MrsRow *mrs_row_make(Datum *values, bool *nulls);
 extern MrsRow *mrs_row_from_tuple(HeapTuple tuple);
 extern void mrs_row_free(MrsRow *row);
@@ -424,7 +435,7 @@ extern void mrs_table_update(Relation rel, ItemPointer tid, HeapTuple tup);
 extern void mrs_table_delete(Relation rel, ItemPointer tid);
 
 /* mr_stream_decoder.c */
-extern void mrs_decoder_start(void);
+extern const char *mrs_decoder_start(void);
 extern void mrs_decode(void);
 extern bool mrs_wal_available(void);
 extern void mrs_confirm(void);

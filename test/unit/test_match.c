@@ -195,6 +195,127 @@ run_matcher(const MrClause *c, const char *input, MrDedup dedup, char *out, size
 	}
 }
 
+/* ---------- matchers sharing one scratch, interleaved ---------- */
+
+/* one matcher's run of run_matcher(), taken one call at a time */
+typedef struct Runner
+{
+	MrMatcher  *m;
+	char		out[4096];
+	size_t		used;
+	bool		done;
+} Runner;
+
+static void
+runner_step(Runner *rn, const MrClause *c)
+{
+	MrMatch		mt;
+	int64_t		pos;
+
+	if (rn->done)
+		return;
+	if (mr_matcher_decided_match(rn->m, &mt))
+	{
+		int64_t		i;
+
+		rn->used += (size_t) snprintf(rn->out + rn->used, sizeof(rn->out) - rn->used,
+									  "[%lld:", (long long) mt.start);
+		for (i = 0; i < mt.end - mt.start; i++)
+			rn->used += (size_t) snprintf(rn->out + rn->used, sizeof(rn->out) - rn->used,
+										  "%s%s", mt.excluded[i] ? "-" : "",
+										  c->vars[mt.vars[i]].norm);
+		rn->used += (size_t) snprintf(rn->out + rn->used, sizeof(rn->out) - rn->used, "]");
+		pos = (mt.end == mt.start) ? mt.start + 1 : mt.end;
+		if (pos > g_len)
+			rn->done = true;
+		else
+			mr_matcher_reset(rn->m, pos);
+		return;
+	}
+	if (mr_matcher_done(rn->m))
+		rn->done = true;
+	else if (mr_matcher_next_row(rn->m) < g_len)
+	{
+		if (mr_matcher_feed(rn->m, mr_matcher_next_row(rn->m)) != MR_MATCH_OK)
+		{
+			snprintf(rn->out, sizeof(rn->out), "too many threads");
+			rn->done = true;
+		}
+	}
+	else
+		mr_matcher_finish(rn->m);
+}
+
+#define NRUNNERS 4
+
+/*
+ * run_matcher() on NRUNNERS matchers sharing one scratch, interleaved so
+ * that each is at another row when the next one runs (runner j makes j + 1
+ * calls per turn), and on one with a scratch of its own: every result and
+ * every statistic but the memo's (the recordings are shared) must be the
+ * private matcher's.  Returns false on any difference.
+ */
+static bool
+run_interleaved(const MrClause *c, const char *input, MrDedup dedup, char *out, size_t outlen)
+{
+	MrError		err;
+	MrProgram  *prog;
+	MrMatcherOptions opts;
+	MrMatchScratch *scratch;
+	Runner		rn[NRUNNERS + 1];
+	bool		same = true;
+	int			j,
+				k;
+
+	memset(&err, 0, sizeof(err));
+	set_input(input);
+	g_clause = c;
+	prog = compile_for_test(c, &err);
+	out[0] = '\0';
+	if (!prog)
+		return true;
+	memset(&opts, 0, sizeof(opts));
+	opts.dedup = dedup;
+	opts.max_threads = 5000;
+	opts.define = g_path_mode ? define_path : define_letters;
+	memset(rn, 0, sizeof(rn));
+	scratch = mr_match_scratch_create(prog);
+	for (j = 0; j < NRUNNERS; j++)
+		rn[j].m = mr_matcher_create_shared(prog, &opts, scratch);
+	rn[NRUNNERS].m = mr_matcher_create(prog, &opts);
+	for (;;)
+	{
+		bool		any = false;
+
+		for (j = 0; j <= NRUNNERS; j++)
+			for (k = 0; k <= j % NRUNNERS; k++)
+			{
+				runner_step(&rn[j], c);
+				any |= !rn[j].done;
+			}
+		if (!any)
+			break;
+	}
+	snprintf(out, outlen, "%s", rn[NRUNNERS].out);
+	for (j = 0; j < NRUNNERS; j++)
+	{
+		const MrMatcherStats *a = mr_matcher_stats(rn[j].m),
+				   *b = mr_matcher_stats(rn[NRUNNERS].m);
+
+		if (strcmp(rn[j].out, rn[NRUNNERS].out) != 0 || a->steps != b->steps ||
+			a->define_calls != b->define_calls || a->merged != b->merged ||
+			a->peak_threads != b->peak_threads)
+		{
+			snprintf(out, outlen, "shared scratch %d: %s (steps %llu merged %llu), own: %s (steps %llu merged %llu)",
+					 j, rn[j].out, (unsigned long long) a->steps, (unsigned long long) a->merged,
+					 rn[NRUNNERS].out, (unsigned long long) b->steps, (unsigned long long) b->merged);
+			same = false;
+			break;
+		}
+	}
+	return same;
+}
+
 /* ---------- the automaton under test: the same, one transition per row ---------- */
 
 static const MrDfaTrans *g_row_trans[64];
@@ -1241,6 +1362,8 @@ test_differential(void)
 	int			failures = 0;
 	int			dfa_compared = 0;
 	int			compared = 0;
+	int			shared = 0;
+	int			k;
 	bool		trace = getenv("MR_TEST_TRACE") != NULL;
 
 	for (iter = 0; iter < mr_iterations; iter++)
@@ -1292,6 +1415,20 @@ test_differential(void)
 		g_unroll_limit = MR_DEFAULT_UNROLL_LIMIT;
 		if (strcmp(cb, "too many threads") == 0)
 			strcpy(cb, r);
+		/* matchers sharing a scratch: exactly what one with its own does */
+		for (k = 0; k < 4; k++)
+		{
+			char		sh[4096];
+
+			g_unroll_limit = k < 2 ? MR_DEFAULT_UNROLL_LIMIT : 0;
+			if (!run_interleaved(c, input, k % 2 ? MR_DEDUP_NONE : MR_DEDUP_STATE, sh, sizeof(sh)))
+			{
+				if (failures++ < 10)
+					fprintf(stderr, "pattern (%s) over \"%s\" (%d): %s\n", pat, input, k, sh);
+			}
+			shared++;
+		}
+		g_unroll_limit = MR_DEFAULT_UNROLL_LIMIT;
 		if (strcmp(a, r) != 0 || strcmp(b, r) != 0 || strcmp(d, r) != 0 ||
 			strcmp(ca, r) != 0 || strcmp(cb, r) != 0)
 		{
@@ -1301,12 +1438,65 @@ test_differential(void)
 		}
 		mr_standalone_free_all();
 	}
-	printf("differential: %d of %d cases compared, %d on the automaton\n",
-		   compared, mr_iterations, dfa_compared);
+	printf("differential: %d of %d cases compared, %d on the automaton, %d on a shared scratch\n",
+		   compared, mr_iterations, dfa_compared, shared);
 	MR_CHECK_INT(failures, 0);
 	/* most cases ran, the automaton took part in a good share of them */
 	MR_CHECK(mr_iterations == 0 || compared > mr_iterations / 2);
 	MR_CHECK(mr_iterations == 0 || dfa_compared > mr_iterations / 4);
+}
+
+/*
+ * A matcher keeps only what lives across rows; the scratch of a step is
+ * shared.  An idle matcher, and one holding a single thread of a V shape
+ * (A B+ C over "abbbbbbb...", each row labelled) 8 rows long, stay well
+ * under 1 kB; a longer path adds its labels' history, nothing else.
+ */
+static void
+test_matcher_size(void)
+{
+	MrError		err;
+	MrClause   *c = parse_pattern("A B+ C");
+	MrProgram  *prog;
+	MrMatcherOptions opts;
+	MrMatchScratch *scratch;
+	MrMatcher  *m;
+	int64_t		idle,
+				live = 0;
+	int			r;
+
+	memset(&err, 0, sizeof(err));
+	MR_CHECK(c != NULL);
+	if (!c)
+		return;
+	set_input("abbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+	g_clause = c;
+	prog = compile_for_test(c, &err);
+	MR_CHECK(prog != NULL);
+	memset(&opts, 0, sizeof(opts));
+	opts.dedup = MR_DEDUP_STATE;
+	opts.define = define_letters;
+	scratch = mr_match_scratch_create(prog);
+	m = mr_matcher_create_shared(prog, &opts, scratch);
+	MR_CHECK(m != NULL);
+	/* a scratch serves one program only */
+	MR_CHECK(mr_matcher_create_shared(compile_for_test(c, &err), &opts, scratch) == NULL);
+	idle = mr_matcher_bytes(m);
+	for (r = 0; r < g_len; r++)
+	{
+		MR_CHECK(mr_matcher_feed(m, r) == MR_MATCH_OK);
+		if (r == 7)
+			live = mr_matcher_bytes(m);
+	}
+	MR_CHECK(!mr_matcher_done(m));
+	MR_CHECK_INT(mr_matcher_earliest_live(m), 0);
+	/* past that, the path's labels: 32 bytes a row, in doubling chunks */
+	printf("matcher bytes: idle %lld, one live thread over 8 rows %lld, over %d rows %lld\n",
+		   (long long) idle, (long long) live, g_len, (long long) mr_matcher_bytes(m));
+	MR_CHECK(idle < 256);
+	MR_CHECK(live < 1024);
+	MR_CHECK(mr_matcher_bytes(m) < idle + 2 * 32 * g_len + 256);
+	mr_standalone_free_all();
 }
 
 /* the same with path-dependent conditions: only exact merging is allowed */
@@ -1378,6 +1568,7 @@ main(int argc, char **argv)
 	MR_RUN(test_thread_budget);
 	MR_RUN(test_compile_limits);
 	MR_RUN(test_counted);
+	MR_RUN(test_matcher_size);
 	MR_RUN(test_differential);
 	MR_RUN(test_differential_path_dependent);
 	return MR_TEST_SUMMARY();

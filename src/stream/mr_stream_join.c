@@ -1,0 +1,1192 @@
+/*-------------------------------------------------------------------------
+ * mr_stream_join.c
+ *	  The worker of an interval join stream (mr_stream_join.h): both tables
+ *	  decoded from the stream's one slot, the join run by the engine
+ *	  (src/core/mr_ijoin.c through src/runtime/mr_ijoin_run.c) under the
+ *	  watermark, its output written exactly once.
+ *
+ * The process is the stream worker's (mr_stream_worker.c hands over to
+ * mr_stream_join_worker() when its catalog row says 'interval join'); its
+ * loop, decoding session and cycles are this file's, the rest (the slot,
+ * the launcher, the stream lock, drop_stream, the status view) is shared
+ * with MATCH_RECOGNIZE streams.
+ *
+ * Decoding: one logical decoding context over the slot, held for the
+ * worker's life; the output plugin hands every change of every relation
+ * to the raw callback (mr_stream_proto.h), which keeps the inserts of the
+ * two tables (a row of a self-join goes to both sides) and turns any other
+ * change of them (UPDATE, DELETE, TRUNCATE), or a row whose time is
+ * infinite, into the stream's failure before that transaction takes
+ * effect.  A transaction's rows are queued at its commit, in commit order
+ * and in their order in the transaction.
+ *
+ * A cycle is one transaction: it decodes what WAL holds (at most
+ * batch_size rows, or half a second), then, under the stream's lock, for
+ * each queued transaction in commit order:
+ *
+ *	- numbers each row (seq, one counter over both tables: the row's id
+ *	  in the engine and in _match_id, stable on replay because the
+ *	  counter is checkpointed with the output it numbered);
+ *	- a row whose time is below the watermark is late: counted, copied to
+ *	  the late table, not joined (so for every other row the output is
+ *	  exactly the batch query's); any other row is pushed: it is joined
+ *	  with the retained rows of the other side at once, and kept while its
+ *	  horizon is open (a row whose time is NULL matches nothing: padded at
+ *	  once when its side is outer);
+ *	- at the commit, each side's watermark becomes its largest time seen
+ *	  minus the lateness, and the join's the least of the two (a side that
+ *	  has seen no row holds it back); the engine then pads the outer rows
+ *	  whose horizon closed and forgets them.
+ *
+ * Then it writes the output rows (the join's columns and _match_id =
+ * "<left id>:<right id>", an id empty for a padded side), the late rows,
+ * and the checkpoint (the watermark, the largest times, the seq counter
+ * and every retained row as its tuple with its matched flag) with the
+ * counters and last_lsn into the catalog row, and commits.  Only then is
+ * the slot confirmed, up to what was decoded.
+ *
+ * Exactly once: output and checkpoint commit together, so after any crash
+ * the worker restores the last checkpoint and decodes again from the
+ * slot's confirmed position, skipping the transactions that end at or
+ * before the checkpoint's last_lsn; what it processes again was never
+ * committed.  No WAL older than the checkpoint is needed: retained rows
+ * are in it.  The unique index on _match_id remains a second line of
+ * defence.  (The checkpoint holds the whole retained state, written at
+ * every cycle that changed it: compact enough for the rows within the
+ * bounds and lateness of the watermark, not yet for large states.)
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/heaptoast.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "access/xlogutils.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "lib/stringinfo.h"
+#include "libpq/pqformat.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/interrupt.h"
+#include "replication/decode.h"
+#include "replication/logical.h"
+#include "replication/slot.h"
+#include "storage/ipc.h"
+#include "storage/pmsignal.h"
+#include "storage/latch.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/date.h"
+#include "utils/fmgroids.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/pg_lsn.h"
+#include "utils/rel.h"
+#include "utils/rls.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include "mr_ijoin_run.h"
+#include "mr_stream.h"
+#include "mr_stream_join.h"
+#include "mr_stream_proto.h"
+
+#define JS_DECODE_MS	500
+#define JS_IDLE_MS		50
+#define JS_BUSY_MS		100
+#define JS_STOPPED_MS	2000
+#define JS_CHECK_MS		1000
+#define JS_CP_VERSION	1
+
+typedef enum JsResult
+{
+	JS_MORE,
+	JS_IDLE,
+	JS_BUSY,
+	JS_STOPPED,
+	JS_EXIT
+} JsResult;
+
+/* a decoded row: its tuple (self-contained), the sides it goes to */
+typedef struct JsRow
+{
+	HeapTuple	tuple;
+	uint8		sides;			/* bit 0: left, bit 1: right */
+} JsRow;
+
+/* a decoded transaction with rows: rows first .. first + n - 1 */
+typedef struct JsTxn
+{
+	XLogRecPtr	end_lsn;
+	TimestampTz commit_time;
+	int64		first;
+	int64		n;
+} JsTxn;
+
+typedef struct JStream
+{
+	int32		id;
+	char		slot_name[NAMEDATALEN];
+	Oid			catalog;
+	MemoryContext cxt;			/* worker lifetime */
+	MemoryContext qcxt;			/* the queue, reset once processed */
+	MemoryContext cyclecxt;
+
+	/* definition */
+	char	   *query;
+	MrIjBound  *b;
+	MrIjRun    *run;
+	TupleDesc	desc[2];
+	int64		lateness;
+	Oid			output;
+	Oid			late_table;
+	int			batch_size;
+	SPIPlanPtr	out_plan;
+	SPIPlanPtr	late_plan;
+	int			out_natts;		/* the join's columns (then _match_id) */
+	Datum	   *out_values;
+	char	   *out_nulls;
+
+	/* state (checkpointed) */
+	bool		have_max[2];
+	int64		max_seen[2];
+	bool		have_wm;
+	int64		watermark;
+	int64		next_seq;
+	int64		rows_in;
+	int64		late_rows;
+	int64		null_rows;
+	int64		pairs_out;
+	int64		rows_out;
+	XLogRecPtr	last_lsn;
+	TimestampTz last_commit_time;
+
+	/* the queue of decoded transactions */
+	JsRow	   *rows;
+	int64		nrows;
+	int64		rows_cap;
+	JsTxn	   *txns;
+	int64		ntxns;
+	int64		txns_cap;
+
+	/* decoding */
+	MrStreamSink sink;
+	LogicalDecodingContext *ctx;
+	bool		skip_txn;
+	char		bad;			/* 'U', 'D', 'T', 'I' (infinite time) */
+	Oid			bad_rel;
+	int64		txn_first;
+	bool		stop;
+	XLogRecPtr	decoded_upto;
+	XLogRecPtr	last_confirmed;
+
+	/* the cycle */
+	bool		failing;
+	char	   *fail_msg;
+	bool		stopped;
+	bool		initialized;
+	const char *state;
+	TimestampTz last_check;
+} JStream;
+
+static JStream js;
+
+/* ---------- decoding ---------- */
+
+static void
+js_begin(MrStreamSink *sink, ReorderBufferTXN *txn)
+{
+	js.skip_txn = js.failing || txn->end_lsn <= js.last_lsn;
+	js.bad = 0;
+	js.txn_first = js.nrows;
+}
+
+static bool
+time_infinite(int side, HeapTuple tuple)
+{
+	bool		isnull;
+	Datum		v = heap_getattr(tuple, js.b->time_attno[side], js.desc[side], &isnull);
+
+	if (isnull)
+		return false;
+	if (js.b->time_type == DATEOID)
+		return DATE_NOT_FINITE(DatumGetDateADT(v));
+	if (js.b->time_type == TIMESTAMPOID || js.b->time_type == TIMESTAMPTZOID)
+		return TIMESTAMP_NOT_FINITE(DatumGetTimestamp(v));
+	return false;
+}
+
+static void
+js_raw(MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple)
+{
+	Oid			relid = RelationGetRelid(rel);
+	uint8		sides = (relid == js.b->relid[0] ? 1 : 0) | (relid == js.b->relid[1] ? 2 : 0);
+	MemoryContext old;
+	HeapTuple	copy;
+	int			s;
+
+	if (js.skip_txn || js.bad || sides == 0)
+		return;
+	if (kind != 'I' || tuple == NULL)
+	{
+		js.bad = kind;
+		js.bad_rel = relid;
+		return;
+	}
+	old = MemoryContextSwitchTo(js.qcxt);
+	copy = HeapTupleHasExternal(tuple) ? toast_flatten_tuple(tuple, RelationGetDescr(rel))
+		: heap_copytuple(tuple);
+	copy->t_tableOid = relid;
+	MemoryContextSwitchTo(old);
+	for (s = 0; s < 2; s++)
+		if ((sides & (1 << s)) && time_infinite(s, copy))
+		{
+			js.bad = 'I';
+			js.bad_rel = relid;
+			return;
+		}
+	if (js.nrows == js.rows_cap)
+	{
+		js.rows_cap = Max(64, js.rows_cap * 2);
+		js.rows = js.rows ? repalloc_huge(js.rows, sizeof(JsRow) * js.rows_cap)
+			: MemoryContextAlloc(js.cxt, sizeof(JsRow) * js.rows_cap);
+	}
+	js.rows[js.nrows].tuple = copy;
+	js.rows[js.nrows].sides = sides;
+	js.nrows++;
+}
+
+static void
+js_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
+{
+	MemoryContext old;
+
+	if (js.skip_txn)
+		return;
+	if (js.bad)
+	{
+		js.nrows = js.txn_first;
+		old = MemoryContextSwitchTo(js.cxt);
+		if (js.bad == 'I')
+			js.fail_msg = psprintf("a row of \"%s\" has an infinite time, which no watermark can pass "
+								   "(transaction %u, commit at %X/%X); drop the stream and create it again",
+								   get_rel_name(js.bad_rel), txn->xid, LSN_FORMAT_ARGS(txn->end_lsn));
+		else
+			js.fail_msg = psprintf("the input table \"%s\" received %s, but a stream needs append-only input "
+								   "(transaction %u, commit at %X/%X); drop the stream and create it again",
+								   get_rel_name(js.bad_rel),
+								   js.bad == 'U' ? "an UPDATE" : js.bad == 'D' ? "a DELETE" : "a TRUNCATE",
+								   txn->xid, LSN_FORMAT_ARGS(txn->end_lsn));
+		MemoryContextSwitchTo(old);
+		js.failing = true;
+		js.stop = true;
+		return;
+	}
+	if (js.nrows == js.txn_first)
+		return;					/* it did not touch the inputs */
+	if (js.ntxns == js.txns_cap)
+	{
+		js.txns_cap = Max(16, js.txns_cap * 2);
+		js.txns = js.txns ? repalloc_huge(js.txns, sizeof(JsTxn) * js.txns_cap)
+			: MemoryContextAlloc(js.cxt, sizeof(JsTxn) * js.txns_cap);
+	}
+	js.txns[js.ntxns].end_lsn = txn->end_lsn;
+	js.txns[js.ntxns].commit_time = txn->xact_time.commit_time;
+	js.txns[js.ntxns].first = js.txn_first;
+	js.txns[js.ntxns].n = js.nrows - js.txn_first;
+	js.ntxns++;
+	if (js.nrows >= js.batch_size)
+		js.stop = true;
+}
+
+static void
+js_insert_unused(MrStreamSink *sink, TupleDesc rootdesc, Datum *values, bool *nulls)
+{
+	elog(ERROR, "an interval join stream takes raw changes");
+}
+
+static void
+js_insert_tuple_unused(MrStreamSink *sink, TupleDesc rootdesc, HeapTuple tuple)
+{
+	elog(ERROR, "an interval join stream takes raw changes");
+}
+
+static void
+js_other_unused(MrStreamSink *sink, char kind)
+{
+	elog(ERROR, "an interval join stream takes raw changes");
+}
+
+/*
+ * read_local_xlog_page(), but the wait for the rest of a record that is
+ * not flushed yet ends with the postmaster: after kill -9 of the
+ * postmaster nobody flushes it, and the worker must not outlive the
+ * server (its shared memory would block the restart).
+ */
+static int
+page_read(XLogReaderState *state, XLogRecPtr targetPagePtr, int reqLen,
+		  XLogRecPtr targetRecPtr, char *cur_page)
+{
+	while (targetPagePtr + reqLen > GetFlushRecPtr(NULL))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!PostmasterIsAlive())
+			proc_exit(1);
+		pg_usleep(1000L);
+	}
+	return read_local_xlog_page(state, targetPagePtr, reqLen, targetRecPtr, cur_page);
+}
+
+/* the slot and the decoding context, in a transaction, for the worker's life */
+static void
+decoder_start(void)
+{
+	MemoryContext old;
+
+	CheckLogicalDecodingRequirements();
+	ReplicationSlotAcquire(js.slot_name, true);
+	js.sink.source = js.b->relid[0];
+	js.sink.begin = js_begin;
+	js.sink.insert = js_insert_unused;
+	js.sink.insert_tuple = js_insert_tuple_unused;
+	js.sink.other = js_other_unused;
+	js.sink.commit = js_commit;
+	js.sink.raw = js_raw;
+	mr_stream_proto_set_sink(&js.sink);
+	old = MemoryContextSwitchTo(js.cxt);
+	js.ctx = CreateDecodingContext(InvalidXLogRecPtr, NIL, false,
+								   XL_ROUTINE(.page_read = page_read,
+											  .segment_open = wal_segment_open,
+											  .segment_close = wal_segment_close),
+								   NULL, NULL, NULL);
+	MemoryContextSwitchTo(old);
+	mr_stream_proto_set_sink(NULL);
+	XLogBeginRead(js.ctx->reader, MyReplicationSlot->data.restart_lsn);
+	js.last_confirmed = MyReplicationSlot->data.confirmed_flush;
+	js.decoded_upto = MyReplicationSlot->data.confirmed_flush;
+}
+
+static bool
+wal_available(void)
+{
+	return js.ctx != NULL && js.ctx->reader->EndRecPtr < GetFlushRecPtr(NULL);
+}
+
+/* read what WAL holds, up to batch_size queued rows or JS_DECODE_MS */
+static void
+decode(void)
+{
+	XLogRecPtr	end_of_wal = GetFlushRecPtr(NULL);
+	TimestampTz start = GetCurrentTimestamp();
+	uint32		nrecords = 0;
+
+	js.stop = js.nrows >= js.batch_size;
+	InvalidateSystemCaches();
+	PG_TRY();
+	{
+		while (js.ctx->reader->EndRecPtr < end_of_wal && !js.stop)
+		{
+			XLogRecord *record;
+			char	   *errm = NULL;
+			MemoryContext old;
+
+			old = MemoryContextSwitchTo(js.ctx->context);
+			record = XLogReadRecord(js.ctx->reader, &errm);
+			MemoryContextSwitchTo(old);
+			if (errm)
+				elog(ERROR, "could not find record for logical decoding: %s", errm);
+			if (record != NULL)
+				LogicalDecodingProcessRecord(js.ctx, js.ctx->reader);
+			CHECK_FOR_INTERRUPTS();
+			if ((++nrecords & 1023) == 0 &&
+				(mr_stream_stop_requested() ||
+				 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), JS_DECODE_MS)))
+				break;
+		}
+	}
+	PG_CATCH();
+	{
+		InvalidateSystemCaches();
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	InvalidateSystemCaches();
+	js.decoded_upto = js.ctx->reader->EndRecPtr;
+}
+
+/* after a commit: the slot may move to what the committed state covers */
+static void
+confirm(XLogRecPtr target)
+{
+	XLogRecPtr	restart_before;
+
+	if (js.ctx == NULL || XLogRecPtrIsInvalid(target) || target <= js.last_confirmed)
+		return;
+	restart_before = MyReplicationSlot->data.restart_lsn;
+	LogicalConfirmReceivedLocation(target);
+	ReplicationSlotMarkDirty();
+	if (MyReplicationSlot->data.restart_lsn != restart_before)
+		ReplicationSlotsComputeRequiredLSN();
+	js.last_confirmed = target;
+}
+
+/* ---------- output ---------- */
+
+static char *
+time_text(int64 t)
+{
+	bool		ok;
+	Datum		d = mr_stream_join_time_datum(js.b, t, &ok);
+	Oid			typout;
+	bool		varlena;
+
+	if (!ok)
+		return NULL;
+	getTypeOutputInfo(js.b->time_type, &typout, &varlena);
+	return OidOutputFunctionCall(typout, d);
+}
+
+static void
+emit(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
+{
+	int			i;
+	int			rc;
+	char		idbuf[48];
+
+	slot_getallattrs(slot);
+	for (i = 0; i < js.out_natts; i++)
+	{
+		js.out_values[i] = slot->tts_values[i];
+		js.out_nulls[i] = slot->tts_isnull[i] ? 'n' : ' ';
+	}
+	idbuf[0] = '\0';
+	if (info->has[0])
+		snprintf(idbuf, sizeof(idbuf), UINT64_FORMAT, info->id[0]);
+	strcat(idbuf, ":");
+	if (info->has[1])
+		snprintf(idbuf + strlen(idbuf), sizeof(idbuf) - strlen(idbuf), UINT64_FORMAT, info->id[1]);
+	js.out_values[js.out_natts] = CStringGetTextDatum(idbuf);
+	js.out_nulls[js.out_natts] = ' ';
+	rc = SPI_execute_plan(js.out_plan, js.out_values, js.out_nulls, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
+	pfree(DatumGetPointer(js.out_values[js.out_natts]));
+	js.rows_out++;
+	if (info->has[0] && info->has[1])
+		js.pairs_out++;
+}
+
+static void
+write_late(int side, HeapTuple tuple)
+{
+	Datum		args[3];
+	char		nulls[3] = {' ', ' ', ' '};
+	char	   *wm;
+	int			rc;
+
+	if (!OidIsValid(js.late_table))
+		return;
+	args[0] = CStringGetTextDatum(side == MR_IJ_LEFT ? "left" : "right");
+	args[1] = CStringGetTextDatum(OidOutputFunctionCall(F_RECORD_OUT,
+														heap_copy_tuple_as_datum(tuple, js.desc[side])));
+	wm = time_text(js.watermark);
+	if (wm)
+		args[2] = CStringGetTextDatum(wm);
+	else
+		nulls[2] = 'n';
+	rc = SPI_execute_plan(js.late_plan, args, nulls, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "could not write a late row of stream %d: %s", js.id, SPI_result_code_string(rc));
+}
+
+static void
+prepare_output(void)
+{
+	TupleDesc	od = mr_ijrun_output_desc(js.run);
+	StringInfoData sql;
+	Oid		   *types;
+	int			i;
+
+	js.out_natts = od->natts;
+	types = MemoryContextAlloc(js.cxt, sizeof(Oid) * (od->natts + 1));
+	js.out_values = MemoryContextAlloc(js.cxt, sizeof(Datum) * (od->natts + 1));
+	js.out_nulls = MemoryContextAlloc(js.cxt, od->natts + 1);
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s VALUES (",
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.output)),
+												get_rel_name(js.output)));
+	for (i = 0; i <= od->natts; i++)
+	{
+		types[i] = i < od->natts ? TupleDescAttr(od, i)->atttypid : TEXTOID;
+		appendStringInfo(&sql, "%s$%d", i ? ", " : "", i + 1);
+	}
+	appendStringInfoChar(&sql, ')');
+	js.out_plan = SPI_prepare(sql.data, od->natts + 1, types);
+	if (js.out_plan == NULL || SPI_keepplan(js.out_plan) != 0)
+		elog(ERROR, "could not prepare the output of stream %d", js.id);
+	if (OidIsValid(js.late_table))
+	{
+		Oid			lt[3] = {TEXTOID, TEXTOID, TEXTOID};
+
+		resetStringInfo(&sql);
+		appendStringInfo(&sql, "INSERT INTO %s (_side, _row, _watermark) VALUES ($1, $2, $3)",
+						 quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.late_table)),
+													get_rel_name(js.late_table)));
+		js.late_plan = SPI_prepare(sql.data, 3, lt);
+		if (js.late_plan == NULL || SPI_keepplan(js.late_plan) != 0)
+			elog(ERROR, "could not prepare the late table of stream %d", js.id);
+	}
+}
+
+/* ---------- the join ---------- */
+
+static int64
+sub_sat(int64 a, int64 b)
+{
+	int64		r;
+
+	if (pg_sub_s64_overflow(a, b, &r))
+		return PG_INT64_MIN;
+	return r;
+}
+
+/* one transaction's rows, then its commit's watermark */
+static void
+process_txn(const JsTxn *t)
+{
+	bool		have[2] = {false, false};
+	int64		mx[2] = {0, 0};
+	int64		i;
+	int			s;
+
+	for (i = t->first; i < t->first + t->n; i++)
+	{
+		JsRow	   *r = &js.rows[i];
+		uint64		id = (uint64) js.next_seq++;
+
+		CHECK_FOR_INTERRUPTS();
+		js.rows_in++;
+		for (s = 0; s < 2; s++)
+		{
+			bool		isnull;
+			Datum		v;
+			int64		tv;
+
+			if (!(r->sides & (1 << s)))
+				continue;
+			v = heap_getattr(r->tuple, js.b->time_attno[s], js.desc[s], &isnull);
+			if (!mr_ijoin_time_value(js.b, v, isnull, &tv))
+			{
+				js.null_rows++;
+				mr_ijrun_push(js.run, s, r->tuple, id);
+				continue;
+			}
+			if (js.have_wm && tv < js.watermark)
+			{
+				js.late_rows++;
+				write_late(s, r->tuple);
+				continue;
+			}
+			mr_ijrun_push(js.run, s, r->tuple, id);
+			if (!have[s] || tv > mx[s])
+				mx[s] = tv;
+			have[s] = true;
+		}
+	}
+	for (s = 0; s < 2; s++)
+		if (have[s] && (!js.have_max[s] || mx[s] > js.max_seen[s]))
+		{
+			js.max_seen[s] = mx[s];
+			js.have_max[s] = true;
+		}
+	if (js.have_max[0] && js.have_max[1])
+	{
+		int64		w = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
+
+		if (!js.have_wm || w > js.watermark)
+		{
+			js.watermark = w;
+			js.have_wm = true;
+			mr_ijrun_advance(js.run, w);
+		}
+	}
+	js.last_lsn = t->end_lsn;
+	js.last_commit_time = t->commit_time;
+}
+
+/* ---------- checkpoint ---------- */
+
+static void
+cp_visit(void *arg, int side, HeapTuple tuple, uint64 id, bool matched)
+{
+	StringInfo	buf = arg;
+
+	pq_sendbyte(buf, side);
+	pq_sendbyte(buf, matched ? 1 : 0);
+	pq_sendint64(buf, (int64) id);
+	pq_sendint32(buf, tuple->t_len);
+	pq_sendbytes(buf, (char *) tuple->t_data, tuple->t_len);
+}
+
+static bytea *
+checkpoint_state(void)
+{
+	StringInfoData buf;
+	bytea	   *res;
+
+	pq_begintypsend(&buf);
+	pq_sendint32(&buf, JS_CP_VERSION);
+	pq_sendint64(&buf, js.next_seq);
+	pq_sendbyte(&buf, js.have_max[0]);
+	pq_sendint64(&buf, js.max_seen[0]);
+	pq_sendbyte(&buf, js.have_max[1]);
+	pq_sendint64(&buf, js.max_seen[1]);
+	pq_sendbyte(&buf, js.have_wm);
+	pq_sendint64(&buf, js.watermark);
+	mr_ijrun_checkpoint(js.run, cp_visit, &buf);
+	res = pq_endtypsend(&buf);
+	return res;
+}
+
+static void
+restore_state(bytea *state)
+{
+	StringInfoData buf;
+	int64		n = 0;
+
+	buf.data = VARDATA_ANY(state);
+	buf.len = VARSIZE_ANY_EXHDR(state);
+	buf.maxlen = buf.len;
+	buf.cursor = 0;
+	if (pq_getmsgint(&buf, 4) != JS_CP_VERSION)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("stream %d has a checkpoint of an unknown version", js.id)));
+	js.next_seq = pq_getmsgint64(&buf);
+	js.have_max[0] = pq_getmsgbyte(&buf);
+	js.max_seen[0] = pq_getmsgint64(&buf);
+	js.have_max[1] = pq_getmsgbyte(&buf);
+	js.max_seen[1] = pq_getmsgint64(&buf);
+	js.have_wm = pq_getmsgbyte(&buf);
+	js.watermark = pq_getmsgint64(&buf);
+	if (js.have_wm)
+		mr_ijrun_restore_watermark(js.run, js.watermark);
+	while (buf.cursor < buf.len)
+	{
+		int			side = pq_getmsgbyte(&buf);
+		bool		matched = pq_getmsgbyte(&buf) != 0;
+		uint64		id = (uint64) pq_getmsgint64(&buf);
+		uint32		len = pq_getmsgint(&buf, 4);
+		HeapTupleData tup;
+
+		CHECK_FOR_INTERRUPTS();
+		if (side != MR_IJ_LEFT && side != MR_IJ_RIGHT)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("stream %d has a damaged checkpoint", js.id)));
+		tup.t_len = len;
+		ItemPointerSetInvalid(&tup.t_self);
+		tup.t_tableOid = js.b->relid[side];
+		tup.t_data = (HeapTupleHeader) palloc(len);
+		memcpy(tup.t_data, pq_getmsgbytes(&buf, len), len);
+		mr_ijrun_restore_row(js.run, side, &tup, id, matched);
+		pfree(tup.t_data);
+		n++;
+	}
+}
+
+/* ---------- the catalog row ---------- */
+
+static void
+save_row(Relation catrel, HeapTuple tup, bool with_state)
+{
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+	MrIjStats	st;
+	char	   *t;
+
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+#define SETV(anum, v) (values[(anum) - 1] = (v), repl[(anum) - 1] = true)
+#define SETNULL(anum) (nulls[(anum) - 1] = true, repl[(anum) - 1] = true)
+	SETV(Anum_mrs_state, CStringGetTextDatum(js.state));
+	if (js.failing)
+		SETV(Anum_mrs_last_error, CStringGetTextDatum(js.fail_msg));
+	SETV(Anum_mrs_worker_pid, Int32GetDatum(MyProcPid));
+	SETV(Anum_mrs_updated_at, TimestampTzGetDatum(GetCurrentTimestamp()));
+	if (with_state)
+	{
+		mr_ijoin_stats(mr_ijrun_engine(js.run), &st);
+		SETV(Anum_mrs_rows_in, Int64GetDatum(js.rows_in));
+		SETV(Anum_mrs_late_rows, Int64GetDatum(js.late_rows));
+		SETV(Anum_mrs_null_rows, Int64GetDatum(js.null_rows));
+		SETV(Anum_mrs_matches_out, Int64GetDatum(js.pairs_out));
+		SETV(Anum_mrs_rows_out, Int64GetDatum(js.rows_out));
+		SETV(Anum_mrs_rows_retained, Int64GetDatum(st.rows[0] + st.rows[1]));
+		SETV(Anum_mrs_next_seq, Int64GetDatum(js.next_seq));
+		if (js.have_max[0] || js.have_max[1])
+		{
+			int64		m = !js.have_max[1] ? js.max_seen[0] : !js.have_max[0] ? js.max_seen[1] :
+				Min(js.max_seen[0], js.max_seen[1]);
+
+			if ((t = time_text(m)) != NULL)
+				SETV(Anum_mrs_max_seen, CStringGetTextDatum(t));
+		}
+		if (js.have_wm)
+		{
+			t = time_text(js.watermark);
+			if (t)
+				SETV(Anum_mrs_watermark, CStringGetTextDatum(t));
+			else
+				SETNULL(Anum_mrs_watermark);
+			t = time_text(mr_ijoin_output_watermark(mr_ijrun_engine(js.run)));
+			if (t)
+				SETV(Anum_mrs_output_watermark, CStringGetTextDatum(t));
+			else
+				SETNULL(Anum_mrs_output_watermark);
+		}
+		if (!XLogRecPtrIsInvalid(js.last_lsn))
+		{
+			SETV(Anum_mrs_last_lsn, LSNGetDatum(js.last_lsn));
+			SETV(Anum_mrs_checkpoint_lsn, LSNGetDatum(js.last_lsn));
+		}
+		if (js.last_commit_time != 0)
+			SETV(Anum_mrs_last_commit_time, TimestampTzGetDatum(js.last_commit_time));
+		SETV(Anum_mrs_checkpoint_state, PointerGetDatum(checkpoint_state()));
+		SETV(Anum_mrs_checkpointed_at, TimestampTzGetDatum(GetCurrentTimestamp()));
+	}
+#undef SETV
+#undef SETNULL
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+}
+
+/* the definition and the state of the catalog row */
+static void
+setup(Relation catrel, HeapTuple tup)
+{
+	MemoryContext old = MemoryContextSwitchTo(js.cxt);
+	MrTextOrigin origin;
+	Query	   *q;
+	bool		isnull;
+	Datum		d;
+	Oid			late_type,
+				typin,
+				ioparam;
+	char	   *late_text;
+	int			s;
+
+	origin.base = -1;
+	js.query = mr_stream_row_text(catrel, tup, Anum_mrs_query);
+	q = (Query *) stringToNode(mr_stream_row_text(catrel, tup, Anum_mrs_bound));
+	if (!IsA(q, Query))
+		elog(ERROR, "stream %d has no bound interval join", js.id);
+	js.b = mr_ijoin_bind_query(q, js.query, &origin);
+	for (s = 0; s < 2; s++)
+	{
+		Relation	rel = table_open(js.b->relid[s], AccessShareLock);
+
+		js.desc[s] = CreateTupleDescCopy(RelationGetDescr(rel));
+		table_close(rel, AccessShareLock);
+	}
+	late_type = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_lateness_type, &isnull));
+	late_text = mr_stream_row_text(catrel, tup, Anum_mrs_lateness);
+	getTypeInputInfo(late_type, &typin, &ioparam);
+	js.lateness = mr_stream_join_lateness(js.b, late_type,
+										  OidInputFunctionCall(typin, late_text, ioparam, -1));
+	js.output = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_output, &isnull));
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_late_table, &isnull);
+	js.late_table = isnull ? InvalidOid : DatumGetObjectId(d);
+	js.batch_size = DatumGetInt32(mr_stream_row_get(catrel, tup, Anum_mrs_batch_size, &isnull));
+	js.run = mr_ijrun_create(js.b, js.desc, emit, NULL);
+	prepare_output();
+
+	js.next_seq = 1;
+	js.rows_in = mr_stream_row_int8(catrel, tup, Anum_mrs_rows_in);
+	js.late_rows = mr_stream_row_int8(catrel, tup, Anum_mrs_late_rows);
+	js.null_rows = mr_stream_row_int8(catrel, tup, Anum_mrs_null_rows);
+	js.pairs_out = mr_stream_row_int8(catrel, tup, Anum_mrs_matches_out);
+	js.rows_out = mr_stream_row_int8(catrel, tup, Anum_mrs_rows_out);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_last_lsn, &isnull);
+	js.last_lsn = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_last_commit_time, &isnull);
+	js.last_commit_time = isnull ? 0 : DatumGetTimestampTz(d);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_checkpoint_state, &isnull);
+	if (!isnull)
+		restore_state(DatumGetByteaPCopy(d));
+	MemoryContextSwitchTo(old);
+}
+
+static void
+check_access(void)
+{
+	int			s;
+
+	for (s = 0; s < 2; s++)
+	{
+		if (pg_class_aclcheck(js.b->relid[s], GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied for table %s", get_rel_name(js.b->relid[s]))));
+		if (check_enable_rls(js.b->relid[s], InvalidOid, true) == RLS_ENABLED)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("table \"%s\" has row-level security enabled for the stream's owner",
+							get_rel_name(js.b->relid[s]))));
+	}
+}
+
+/* ---------- cycles ---------- */
+
+/* the stream's lock and row (NULL: gone; *busy: locked) */
+static HeapTuple
+open_stream(Relation *catrel, bool *busy)
+{
+	HeapTuple	tup;
+	bool		isnull;
+
+	*busy = false;
+	*catrel = NULL;
+	PushActiveSnapshot(GetTransactionSnapshot());
+	js.catalog = mr_stream_catalog_oid(true);
+	PopActiveSnapshot();
+	if (!OidIsValid(js.catalog))
+		return NULL;
+	if (!mr_stream_lock_conditional(js.catalog, js.id, ExclusiveLock))
+	{
+		*busy = true;
+		return NULL;
+	}
+	PushActiveSnapshot(GetTransactionSnapshot());
+	*catrel = table_open(js.catalog, RowExclusiveLock);
+	tup = mr_stream_row_by_id(*catrel, js.id);
+	if (tup != NULL &&
+		strcmp(NameStr(*DatumGetName(mr_stream_row_get(*catrel, tup, Anum_mrs_slot_name, &isnull))),
+			   js.slot_name) != 0)
+		tup = NULL;
+	if (tup == NULL)
+	{
+		table_close(*catrel, NoLock);
+		*catrel = NULL;
+	}
+	return tup;
+}
+
+static JsResult
+stream_gone(void)
+{
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	if (SearchNamedReplicationSlot(js.slot_name, true) != NULL)
+	{
+		mr_stream_mark_dropped(js.slot_name);
+		ereport(WARNING,
+				(errmsg("match_recognize stream %d is gone; dropping replication slot \"%s\"",
+						js.id, js.slot_name)));
+		mr_stream_drop_slot(js.slot_name);
+	}
+	if (ActiveSnapshotSet())
+		PopActiveSnapshot();
+	CommitTransactionCommand();
+	return JS_EXIT;
+}
+
+static void
+close_stream(Relation catrel, bool spi)
+{
+	if (spi && SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "SPI_finish failed");
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+static JsResult
+init_cycle(void)
+{
+	Relation	catrel;
+	bool		busy;
+	HeapTuple	tup = open_stream(&catrel, &busy);
+	char	   *state;
+
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return JS_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	state = mr_stream_row_text(catrel, tup, Anum_mrs_state);
+	if (strcmp(state, "failed") == 0 || SearchNamedReplicationSlot(js.slot_name, true) == NULL)
+	{
+		if (strcmp(state, "failed") != 0)
+		{
+			js.failing = true;
+			js.fail_msg = MemoryContextStrdup(js.cxt,
+											  psprintf("the replication slot \"%s\" of the stream was dropped, so changes may have been missed; "
+													   "drop the stream and create it again", js.slot_name));
+			js.state = "failed";
+			save_row(catrel, tup, false);
+		}
+		js.stopped = true;
+		close_stream(catrel, false);
+		return JS_STOPPED;
+	}
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	setup(catrel, tup);
+	check_access();
+	decoder_start();
+	js.state = "running";
+	save_row(catrel, tup, false);
+	close_stream(catrel, true);
+	js.initialized = true;
+	mr_stream_report_progress(js.decoded_upto);
+	return JS_MORE;
+}
+
+static JsResult
+stopped_cycle(void)
+{
+	Relation	catrel;
+	bool		busy;
+	HeapTuple	tup = open_stream(&catrel, &busy);
+
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return JS_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	close_stream(catrel, false);
+	return JS_STOPPED;
+}
+
+static JsResult
+cycle(void)
+{
+	Relation	catrel;
+	bool		busy;
+	HeapTuple	tup;
+	TimestampTz now;
+	int64		i;
+	bool		processed;
+
+	MemoryContextReset(js.cyclecxt);
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	if (!js.initialized)
+		return init_cycle();
+	if (js.stopped)
+		return stopped_cycle();
+	if (wal_available() && !js.failing)
+		decode();
+	now = GetCurrentTimestamp();
+	if (js.ntxns == 0 && !js.failing &&
+		!TimestampDifferenceExceeds(js.last_check, now, JS_CHECK_MS))
+	{
+		/* nothing to do: every decoded transaction is done with */
+		CommitTransactionCommand();
+		confirm(js.decoded_upto);
+		mr_stream_report_progress(js.decoded_upto);
+		return wal_available() ? JS_MORE : JS_IDLE;
+	}
+	js.last_check = now;
+	tup = open_stream(&catrel, &busy);
+	if (busy)
+	{
+		CommitTransactionCommand();
+		return JS_BUSY;
+	}
+	if (tup == NULL)
+		return stream_gone();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	check_access();
+	processed = js.ntxns > 0;
+	for (i = 0; i < js.ntxns; i++)
+		process_txn(&js.txns[i]);
+	if (js.failing)
+	{
+		js.state = "failed";
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("match_recognize stream %d stopped: %s", js.id, js.fail_msg)));
+	}
+	if (processed || js.failing)
+		save_row(catrel, tup, true);
+	close_stream(catrel, true);
+	js.ntxns = 0;
+	js.nrows = 0;
+	MemoryContextReset(js.qcxt);
+	if (js.failing)
+	{
+		confirm(js.last_lsn);
+		js.stopped = true;
+		return JS_STOPPED;
+	}
+	confirm(js.decoded_upto);
+	mr_stream_report_progress(js.decoded_upto);
+	pgstat_report_stat(false);
+	return wal_available() ? JS_MORE : JS_IDLE;
+}
+
+/* ---------- the process ---------- */
+
+static void
+record_error(const char *msg)
+{
+	Relation	catrel;
+	HeapTuple	tup;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	js.catalog = mr_stream_catalog_oid(true);
+	if (OidIsValid(js.catalog))
+	{
+		catrel = table_open(js.catalog, RowExclusiveLock);
+		tup = mr_stream_row_by_id(catrel, js.id);
+		if (tup)
+		{
+			memset(nulls, false, sizeof(nulls));
+			memset(repl, false, sizeof(repl));
+			values[Anum_mrs_last_error - 1] = CStringGetTextDatum(msg);
+			repl[Anum_mrs_last_error - 1] = true;
+			values[Anum_mrs_state - 1] = CStringGetTextDatum("error");
+			repl[Anum_mrs_state - 1] = true;
+			values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+			repl[Anum_mrs_updated_at - 1] = true;
+			mr_stream_row_update(catrel, tup, values, nulls, repl);
+		}
+		table_close(catrel, NoLock);
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+}
+
+/*
+ * Is stream id a join stream?  Read under the stream's lock (taken
+ * conditionally, as everywhere in a worker), so that a stream whose
+ * create_stream has not committed yet is seen once it has.
+ */
+static bool
+is_join(int32 id)
+{
+	Oid			catalog;
+	bool		res = false;
+
+	for (;;)
+	{
+		StartTransactionCommand();
+		PushActiveSnapshot(GetTransactionSnapshot());
+		catalog = mr_stream_catalog_oid(true);
+		PopActiveSnapshot();
+		if (!OidIsValid(catalog) || mr_stream_lock_conditional(catalog, id, ExclusiveLock))
+			break;
+		CommitTransactionCommand();
+		if (mr_stream_stop_requested())
+			return false;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 JS_BUSY_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	PushActiveSnapshot(GetTransactionSnapshot());
+	if (OidIsValid(catalog))
+	{
+		Relation	catrel = table_open(catalog, AccessShareLock);
+		HeapTuple	tup;
+
+		if (mr_stream_catalog_is_current(catrel) &&
+			(tup = mr_stream_row_by_id(catrel, id)) != NULL)
+		{
+			bool		isnull;
+			Datum		k = mr_stream_row_get(catrel, tup, Anum_mrs_kind, &isnull);
+
+			res = !isnull && strcmp(TextDatumGetCString(k), MR_STREAM_KIND_JOIN) == 0;
+		}
+		table_close(catrel, AccessShareLock);
+	}
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	return res;
+}
+
+/*
+ * The worker of stream id, when it is a join stream: runs it until it is
+ * dropped or stopped (then returns true), or exits the process on an
+ * error.  false: the stream is not a join stream.
+ */
+bool
+mr_stream_join_worker(int32 id, const char *slot_name)
+{
+	if (!is_join(id))
+		return false;
+	memset(&js, 0, sizeof(js));
+	js.id = id;
+	strlcpy(js.slot_name, slot_name, NAMEDATALEN);
+	js.state = "starting";
+	js.cxt = AllocSetContextCreate(TopMemoryContext, "match_recognize join stream",
+								   ALLOCSET_DEFAULT_SIZES);
+	js.qcxt = AllocSetContextCreate(js.cxt, "match_recognize join stream queue",
+									ALLOCSET_DEFAULT_SIZES);
+	js.cyclecxt = AllocSetContextCreate(js.cxt, "match_recognize join stream cycle",
+										ALLOCSET_DEFAULT_SIZES);
+	for (;;)
+	{
+		JsResult	r = JS_IDLE;
+		MemoryContext old;
+		long		wait_ms;
+
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+		}
+		if (mr_stream_stop_requested())
+			return true;
+		old = MemoryContextSwitchTo(js.cyclecxt);
+		PG_TRY();
+		{
+			r = cycle();
+		}
+		PG_CATCH();
+		{
+			ErrorData  *edata;
+			char	   *msg;
+
+			MemoryContextSwitchTo(js.cxt);
+			edata = CopyErrorData();
+			msg = edata->detail
+				? psprintf("%s (%s)", edata->message, edata->detail)
+				: pstrdup(edata->message);
+			EmitErrorReport();
+			FlushErrorState();
+			AbortCurrentTransaction();
+			record_error(msg);
+			/* the state in memory may be ahead of what was committed */
+			proc_exit(1);
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(old);
+		if (r == JS_EXIT)
+			return true;
+		if (r == JS_MORE)
+			continue;
+		wait_ms = r == JS_STOPPED ? JS_STOPPED_MS : r == JS_BUSY ? JS_BUSY_MS : JS_IDLE_MS;
+		pgstat_report_activity(STATE_IDLE, NULL);
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 wait_ms, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
