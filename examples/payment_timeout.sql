@@ -3,11 +3,13 @@
 -- payment_timeout.expected is the output (psql -X -q -f payment_timeout.sql).
 --
 -- events(ref, ts, kind): 'pay' then, maybe, 'confirm', per payment ref.
--- "PAY -> NOT CONF" with the window "5 minutes FROM PAY TO CONF": a payment
--- with no confirmation up to paid_at + 5 min (inclusive), decided when the
--- clock passes that deadline: a later event of the same payment, or the
--- input's clock (CLOCK MAX: its latest event, of any payment) -- so a
--- payment that gets no event at all after paying is decided too.
+-- "PAY -> CONF" with the window "5 minutes FROM PAY TO CONF" and timeout
+-- rows: one row per payment, confirmed (timed_out false) or not (true, at
+-- its deadline paid_at + 5 min; a confirmation exactly then counts).  A
+-- payment times out when the clock passes its deadline: a later event of
+-- the same payment, or the input's clock (CLOCK MAX: its latest event, of
+-- any payment) -- so a payment that gets no event at all after paying is
+-- decided too, and one whose deadline is still ahead is not output yet.
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS match_recognize;
 SET TimeZone = 'UTC';
@@ -22,28 +24,35 @@ INSERT INTO events VALUES
   (7, '2026-03-01 10:05:00', 'pay'), (7, '2026-03-01 10:06:00', 'pay'),       -- paid twice, then
   (7, '2026-03-01 10:10:30', 'confirm');                                      -- one late confirm
 
--- the alerts: one row per unconfirmed payment, with its deadline
+-- every payment decided by the input's clock (10:21:10): payment 5's
+-- deadline (10:25) has not passed yet
 SELECT * FROM match_recognize($$events MATCH_RECOGNIZE (
   PARTITION BY ref ORDER BY ts
-  MEASURES PAY.ts AS paid_at, MATCH_DEADLINE() AS deadline
-  PATTERN (PAY -> NOT CONF)
-  WITHIN INTERVAL '5 minutes' FROM PAY TO CONF
-  DEFINE PAY AS kind = 'pay', CONF AS kind = 'confirm'
-) AS m$$) AS m(ref int, paid_at timestamptz, deadline timestamptz)
-ORDER BY ref, paid_at;
-
--- the confirmed ones, with their delay (a confirmation after 5 min is none)
-SELECT * FROM match_recognize($$events MATCH_RECOGNIZE (
-  PARTITION BY ref ORDER BY ts
-  MEASURES PAY.ts AS paid_at, CONF.ts - PAY.ts AS delay
+  MEASURES PAY.ts AS paid_at, CONF.ts - PAY.ts AS delay,
+           TIMED_OUT() AS timed_out, MATCH_DEADLINE() AS deadline
+  ONE ROW PER MATCH WITH TIMEOUT ROWS
   PATTERN (PAY -> CONF)
   WITHIN INTERVAL '5 minutes' FROM PAY TO CONF
   DEFINE PAY AS kind = 'pay', CONF AS kind = 'confirm'
-) AS m$$) AS m(ref int, paid_at timestamptz, delay interval)
+) AS m$$) AS m(ref int, paid_at timestamptz, delay interval, timed_out bool, deadline timestamptz)
 ORDER BY ref, paid_at;
 
--- with the clock given (say now(), here 10:30) instead of the latest event:
--- payment 5's deadline (10:25) has passed too
+-- only the alerts, with the clock given (say now(), here 10:30): payment 5
+-- has timed out too
+SELECT ref, paid_at, deadline FROM match_recognize($$events MATCH_RECOGNIZE (
+  PARTITION BY ref ORDER BY ts
+  MEASURES PAY.ts AS paid_at, TIMED_OUT() AS timed_out, MATCH_DEADLINE() AS deadline
+  ONE ROW PER MATCH WITH TIMEOUT ROWS
+  PATTERN (PAY -> CONF)
+  WITHIN INTERVAL '5 minutes' FROM PAY TO CONF
+  CLOCK timestamptz '2026-03-01 10:30:00'
+  DEFINE PAY AS kind = 'pay', CONF AS kind = 'confirm'
+) AS m$$) AS m(ref int, paid_at timestamptz, timed_out bool, deadline timestamptz)
+WHERE timed_out
+ORDER BY ref, paid_at;
+
+-- the same alerts as an absence ("PAY -> NOT CONF"): a match decided when
+-- the deadline passes with no confirmation
 SELECT * FROM match_recognize($$events MATCH_RECOGNIZE (
   PARTITION BY ref ORDER BY ts
   MEASURES PAY.ts AS paid_at, MATCH_DEADLINE() AS deadline

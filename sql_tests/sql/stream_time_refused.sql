@@ -20,6 +20,12 @@ SELECT match_recognize_create_stream('tr_out',
   $$SELECT * FROM tr_ticks MATCH_RECOGNIZE (
       PARTITION BY key ORDER BY ts MEASURES A.ts AS a
       PATTERN (A -> B) DEFINE A AS vol > 1, B AS vol > 2)$$, lateness => 0::bigint);
+-- timeout rows, even over today's WITHIN alone
+SELECT match_recognize_create_stream('tr_out',
+  $$SELECT * FROM tr_ticks MATCH_RECOGNIZE (
+      PARTITION BY key ORDER BY ts MEASURES A.ts AS a, TIMED_OUT() AS t
+      ONE ROW PER MATCH WITH TIMEOUT ROWS
+      PATTERN (A B) WITHIN 10 DEFINE A AS vol > 1, B AS vol > 2)$$, lateness => 0::bigint);
 SELECT count(*) FROM match_recognize_streams WHERE name = 'tr_out';
 SELECT to_regclass('tr_out');
 DROP TABLE tr_ticks;

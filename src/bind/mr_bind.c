@@ -371,7 +371,8 @@ mr_bind_query(const char *text, int len, const MrTextOrigin *origin,
 bool
 mr_query_uses_input_clock(const MrBoundQuery *q)
 {
-	return q->time != NULL && q->time->deadline != NULL && q->time->clock_max;
+	return q->time != NULL && (q->time->deadline != NULL || q->time->nexpiry > 0) &&
+		q->time->clock_max;
 }
 
 MrBoundQuery *

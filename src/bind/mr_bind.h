@@ -158,6 +158,14 @@ typedef struct MrTime
 	MrLowered  *clock;			/* CLOCK expression: no slots, evaluated once */
 	bool		uses_deadline;	/* MEASURES read MATCH_DEADLINE() */
 	bool		uses_timed_out; /* MEASURES read TIMED_OUT() */
+	/* WITH TIMEOUT ROWS: the windows that expire threads */
+	int			nexpiry;
+	MrLowered **expiry_deadline;	/* [nexpiry] MEASURES-side: the window's
+									 * deadline over a path (null: not open) */
+	int		   *expiry_to;		/* [nexpiry] its TO variable; -1: every
+								 * variable but the absence */
+	int		   *expiry_last;	/* [nexpiry] FROM LAST v: v (mapping v moves
+								 * the deadline), else -1 */
 } MrTime;
 
 struct MrBoundQuery

@@ -6,10 +6,10 @@
  * The clause parser accepts the whole syntax of time in patterns (see
  * mr_window.c): "->", "->>", "NOT v", windows "WITHIN b FROM v TO w",
  * CLOCK, WITH TIMEOUT ROWS / SHOW TIMEOUT MATCHES and AFTER MATCH NO SKIP.
- * The constructs the engine does not run yet (timeout rows, NO SKIP) are
- * refused here, before the pattern is compiled, with 0A000 at the
- * construct, so that none runs with a meaning it does not have; so is "->"
- * with WITH UNMATCHED ROWS (its skipped rows are excluded rows of the
+ * The construct the engine does not run yet (NO SKIP) is refused here,
+ * before the pattern is compiled, with 0A000 at the construct, so that it
+ * does not run with a meaning it does not have; so is "->" with WITH
+ * UNMATCHED ROWS (its skipped rows are excluded rows of the
  * match, which that mode cannot show, as for {- -}).
  *
  * Windows are lowered like today's WITHIN: as conditions over the
@@ -26,6 +26,11 @@
  * is still within it, and the MEASURES-side "FIRST(v.t) + (b)" is its
  * value (MATCH_DEADLINE()).  These conditions read other variables' rows,
  * so they make the DEFINEs path dependent (no merging of threads).
+ *
+ * WITH TIMEOUT ROWS needs a window (42601 otherwise); each window but an
+ * absence's deadline also gets its deadline as a MEASURES-side expression
+ * (expiry_deadline), from which the runtime computes a waiting thread's
+ * expiry (bind_expiry()).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -55,8 +60,6 @@ bind_time_refuse(MrBoundQuery *q)
 {
 	MrClause   *c = q->clause;
 
-	if (c->timeout_rows)
-		refuse(q, c->timeout_pos, "WITH TIMEOUT ROWS is not supported yet");
 	if (c->no_skip)
 		refuse(q, c->skip_pos, "AFTER MATCH NO SKIP is not supported yet");
 	if (c->has_follow && c->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
@@ -122,6 +125,39 @@ add_var_window(MrTime *t, int var, MrLowered *lw)
 }
 
 /*
+ * WITH TIMEOUT ROWS: every window but an absence's deadline expires the
+ * threads that must still map a row under it (the runtime's expiry, see
+ * mr_match.c); its deadline over a path is the MEASURES-side
+ * "anchor + (bound)", null while the window is not open.  Today's plain
+ * WITHIN is one of them, anchored at the match's first row.
+ */
+static void
+bind_expiry(MrBoundQuery *q, const char *col)
+{
+	MrClause   *c = q->clause;
+	MrTime	   *t = q->time;
+	int			i;
+
+	t->expiry_deadline = palloc0(sizeof(MrLowered *) * c->nwindows);
+	t->expiry_to = palloc0(sizeof(int) * c->nwindows);
+	t->expiry_last = palloc0(sizeof(int) * c->nwindows);
+	for (i = 0; i < c->nwindows; i++)
+	{
+		const MrWindow *w = &c->windows[i];
+
+		CHECK_FOR_INTERRUPTS();
+		if (w->to_var >= 0 && w->to_var == c->absent_var)
+			continue;			/* an absence accepts at its deadline */
+		t->expiry_deadline[t->nexpiry] =
+			lower_expression(q, w->bound, false, -1, t->time_type, "WITHIN",
+							 psprintf("SELECT %s + (", anchor_text(q, w, col)), ")");
+		t->expiry_to[t->nexpiry] = w->to_var;
+		t->expiry_last[t->nexpiry] = w->from_var >= 0 && w->from_last ? w->from_var : -1;
+		t->nexpiry++;
+	}
+}
+
+/*
  * Bind time in patterns: the event time, the windows (but the plain first
  * one, today's WITHIN, which bind_within() lowers), the trailing absence's
  * deadline, the clock.  *path_dep: a window made the DEFINEs path dependent.
@@ -147,6 +183,12 @@ bind_time(MrBoundQuery *q, bool *path_dep)
 	t->clock_max = c->clock_max;
 	t->var_windows = palloc0(sizeof(MrLowered **) * nv);
 	t->nvar_windows = palloc0(sizeof(int) * nv);
+	if (c->timeout_rows && c->nwindows == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("WITH TIMEOUT ROWS requires WITHIN"),
+				 errdetail("A timeout row is a partial match whose window deadline passed."),
+				 mr_report_position(q->text, c->timeout_pos, &q->origin)));
 	if (q->norder < 1)
 	{
 		if (c->nwindows == 0 && !c->has_clock)
@@ -204,6 +246,8 @@ bind_time(MrBoundQuery *q, bool *path_dep)
 									   psprintf("SELECT %s + (", a), ")");
 		*path_dep = true;
 	}
+	if (c->timeout_rows)
+		bind_expiry(q, col);
 	if (c->has_clock && !c->clock_max)
 	{
 		t->clock = lower_expression(q, c->clock, false, -1, t->time_type, "CLOCK",

@@ -67,6 +67,36 @@
  * (walk_cap, with interrupt checks) and the live history nodes bounded by
  * the thread budget, since paths of different starts are not merged when
  * their counters differ (a bounded loop followed by more of the pattern).
+ *
+ * Timeout rows (WITH TIMEOUT ROWS).  A thread waiting at a VAR has an
+ * expiry (the host's, MrExpiryFn): the earliest deadline of an open window
+ * such that every path from its pc to ACCEPT must still map a row the
+ * window constrains (mr_program_must_map()) and, for a window FROM LAST v,
+ * no path maps v again (that would move the deadline: mr_program_may_map()).
+ * Once the clock passes it (a row's time, or the host's clock, > expiry)
+ * the thread can never accept.
+ * mr_matcher_expire() removes such threads (before the row whose time
+ * passed them is fed: deadlines are inclusive, their passage strict), and
+ * the rule implemented is:
+ *  - a start's timeout candidate is its first expired thread, in the order
+ *    of expiry and, at one expiry, of preference (list order): its rows
+ *    start .. start + len - 1 are the partial match, its expiry the
+ *    deadline that passed.  Threads killed by a row (a DEFINE or a window
+ *    condition failing) are no timeouts, nor is an absence killed by its
+ *    row; a start none of whose threads expired gives nothing;
+ *  - a candidate is final (mr_matcher_decided_timeout()) when no live
+ *    thread and no pending match has a start at or before its own: no
+ *    earlier start can still produce a match covering it, and its own start
+ *    produced no match.  Candidates are output leftmost first;
+ *  - a candidate whose start gets a match, or lies inside a decided match
+ *    (or after it: it is found again from the skip position), is dropped by
+ *    reset(); since the host takes final candidates before a decided match,
+ *    every candidate left then is of that kind.  So with SKIP PAST LAST ROW
+ *    a start inside a match never times out.  A timeout moves no skip
+ *    position and takes no match number.
+ * Deterministic: candidates depend only on the rows, the expiries and the
+ * times at which the clock is advanced, and the host advances it by each
+ * row's own time, then (at the end of a partition) deadline by deadline.
  *-------------------------------------------------------------------------
  */
 #include "mr_match.h"
@@ -85,7 +115,29 @@ typedef struct Thread
 	int32_t		nbegun;
 	int64_t		deadline;		/* ABSENT-parked: the host's deadline, once
 								 * asked (DEADLINE_UNKNOWN before) */
+	int64_t		expiry;			/* VAR-parked, timeout rows: the host's
+								 * expiry, once asked (DEADLINE_UNKNOWN) */
 } Thread;
+
+/* a start's first expired thread (timeout rows): its partial match */
+typedef struct TimeoutCand
+{
+	int64_t		start;
+	int64_t		len;
+	int64_t		deadline;		/* the expiry that passed */
+	MrHist	   *hist;
+} TimeoutCand;
+
+/* the timeout candidates by increasing start (one per start), and output */
+typedef struct TimeoutState
+{
+	TimeoutCand *cands;
+	int64_t		n;
+	int64_t		cap;
+	int32_t    *vars;
+	bool	   *excl;
+	int64_t		outcap;
+} TimeoutState;
 
 #define DEADLINE_UNKNOWN INT64_MIN
 
@@ -248,6 +300,8 @@ struct MrMatcher
 	int64_t		hist_bytes;		/* of the chunks carved so far */
 	int64_t		walk_cap;		/* most states of one walk; 0: no cap */
 
+	TimeoutState *tmo;			/* timeout rows: made at the first expiry */
+
 	MrMatcherStats stats;
 };
 
@@ -360,6 +414,7 @@ nlist_append(MrMatcher *m, int32_t pc, int64_t start, MrHist *hist, int64_t len)
 	t->begun = NULL;
 	t->nbegun = 0;
 	t->deadline = DEADLINE_UNKNOWN;
+	t->expiry = DEADLINE_UNKNOWN;
 	return t;
 }
 
@@ -711,6 +766,9 @@ mr_matcher_bytes(const MrMatcher *m)
 	bytes += m->ccap * ((int64_t) sizeof(Thread) + (int64_t) sizeof(int32_t) * m->K);
 	for (i = 0; i < m->nc; i++)
 		bytes += (int64_t) sizeof(int32_t) * m->clist[i].nbegun;
+	if (m->tmo)
+		bytes += (int64_t) sizeof(TimeoutState) + m->tmo->cap * (int64_t) sizeof(TimeoutCand) +
+			m->tmo->outcap * (int64_t) (sizeof(int32_t) + sizeof(bool));
 	return bytes;
 }
 
@@ -725,6 +783,8 @@ set_best(MrMatcher *m, int64_t start, int64_t end, MrHist *hist)
 	m->best_by_end = false;
 }
 
+static void timeouts_clear(MrMatcher *m);
+
 void
 mr_matcher_reset(MrMatcher *m, int64_t pos)
 {
@@ -735,6 +795,7 @@ mr_matcher_reset(MrMatcher *m, int64_t pos)
 	m->best_hist = NULL;
 	m->has_best = false;
 	m->best_by_end = false;
+	timeouts_clear(m);
 	m->cur = pos;
 	m->finished = false;
 	m->overflow = false;
@@ -1506,11 +1567,16 @@ mr_matcher_decided_match(MrMatcher *m, MrMatch *out)
 int64_t
 mr_matcher_earliest_live(const MrMatcher *m)
 {
+	int64_t		e = m->cur;
+
 	if (m->nc > 0)
-		return m->clist[0].start;
-	if (m->has_best)
-		return m->best_start;
-	return m->cur;
+		e = m->clist[0].start;
+	else if (m->has_best)
+		e = m->best_start;
+	/* a timeout candidate's rows are still to be output */
+	if (m->tmo && m->tmo->n > 0 && m->tmo->cands[0].start < e)
+		e = m->tmo->cands[0].start;
+	return e;
 }
 
 int64_t
@@ -1652,4 +1718,251 @@ mr_matcher_symbolic_step(MrMatcher *m, const int32_t *pcs, int32_t n,
 	out->next_src = m->s->sym_src;
 	release_threads(m, m->s->nlist, 0, m->s->nn);
 	m->s->nn = 0;
+}
+
+/* ---------- timeout rows (see the top of the file) ---------- */
+
+static void
+timeouts_clear(MrMatcher *m)
+{
+	int64_t		i;
+
+	if (m->tmo == NULL)
+		return;
+	for (i = 0; i < m->tmo->n; i++)
+		hist_release(m, m->tmo->cands[i].hist);
+	m->tmo->n = 0;
+}
+
+/* the expiry of a VAR-parked thread, asking the host once */
+static int64_t
+thread_expiry(MrMatcher *m, Thread *t)
+{
+	if (t->expiry == DEADLINE_UNKNOWN)
+	{
+		MrPath		path;
+
+		path.start = t->start;
+		path.len = t->len;
+		path.last = t->hist;
+		t->expiry = t->len > 0 ?
+			m->opts.expiry(m->opts.define_arg, t->pc, &path) : INT64_MAX;
+	}
+	return t->expiry;
+}
+
+/* t expired: the candidate of its start, unless the start has one */
+static void
+timeout_note(MrMatcher *m, const Thread *t)
+{
+	int64_t		i;
+	TimeoutCand *c;
+
+	if (m->tmo == NULL)
+	{
+		m->tmo = mr_new(TimeoutState);
+		memset(m->tmo, 0, sizeof(TimeoutState));
+	}
+	i = m->tmo->n;
+	while (i > 0 && m->tmo->cands[i - 1].start > t->start)
+		i--;
+	if (i > 0 && m->tmo->cands[i - 1].start == t->start)
+		return;					/* a more preferred thread expired first */
+	if (m->tmo->n >= m->tmo->cap)
+	{
+		m->tmo->cap = m->tmo->cap > 0 ? 2 * m->tmo->cap : 8;
+		m->tmo->cands = mr_realloc(m->tmo->cands, sizeof(TimeoutCand) * (size_t) m->tmo->cap);
+	}
+	memmove(&m->tmo->cands[i + 1], &m->tmo->cands[i], sizeof(TimeoutCand) * (size_t) (m->tmo->n - i));
+	m->tmo->n++;
+	c = &m->tmo->cands[i];
+	c->start = t->start;
+	c->len = t->len;
+	c->deadline = t->expiry;
+	c->hist = hist_ref(t->hist);
+}
+
+int64_t
+mr_matcher_expire(MrMatcher *m, int64_t now)
+{
+	const MrInst *insts = m->prog->insts;
+	int64_t		i,
+				kept = 0,
+				n = 0;
+
+	if (m->opts.expiry == NULL || m->finished)
+		return 0;
+	for (i = 0; i < m->nc; i++)
+	{
+		Thread	   *t = &m->clist[i];
+
+		if ((i & 1023) == 1023)
+			MR_CHECK_INTERRUPTS();
+		if (insts[t->pc].op == MR_OP_VAR && thread_expiry(m, t) < now)
+		{
+			timeout_note(m, t);
+			release_thread(m, t);
+			n++;
+			continue;
+		}
+		if (kept != i)
+		{
+			if (m->K > 0)
+				memcpy(CCNT(m, kept), CCNT(m, i), sizeof(int32_t) * (size_t) m->K);
+			m->clist[kept] = *t;
+		}
+		kept++;
+	}
+	m->nc = kept;
+	return n;
+}
+
+int64_t
+mr_matcher_next_expiry(MrMatcher *m)
+{
+	const MrInst *insts = m->prog->insts;
+	int64_t		best = INT64_MAX;
+	int64_t		i;
+
+	if (m->opts.expiry == NULL || m->finished)
+		return best;
+	for (i = 0; i < m->nc; i++)
+	{
+		Thread	   *t = &m->clist[i];
+
+		if ((i & 1023) == 1023)
+			MR_CHECK_INTERRUPTS();
+		if (insts[t->pc].op == MR_OP_VAR && thread_expiry(m, t) < best)
+			best = t->expiry;
+	}
+	return best;
+}
+
+bool
+mr_matcher_decided_timeout(MrMatcher *m, MrMatch *out, int64_t *deadline)
+{
+	const TimeoutCand *c;
+	const MrHist *h;
+	int64_t		lim = INT64_MAX,
+				i;
+
+	if (m->tmo == NULL || m->tmo->n == 0)
+		return false;
+	c = &m->tmo->cands[0];
+	if (m->nc > 0)
+		lim = m->clist[0].start;
+	if (m->has_best && m->best_start < lim)
+		lim = m->best_start;
+	if (c->start >= lim)
+		return false;			/* an earlier or equal start is still live */
+	if (c->len > m->tmo->outcap)
+	{
+		m->tmo->outcap = c->len > 2 * m->tmo->outcap ? c->len : 2 * m->tmo->outcap;
+		m->tmo->vars = mr_realloc(m->tmo->vars, sizeof(int32_t) * (size_t) m->tmo->outcap);
+		m->tmo->excl = mr_realloc(m->tmo->excl, sizeof(bool) * (size_t) m->tmo->outcap);
+	}
+	for (i = c->len - 1, h = c->hist; i >= 0 && h; i--, h = h->prev)
+	{
+		m->tmo->vars[i] = h->var;
+		m->tmo->excl[i] = h->excluded;
+	}
+	out->start = c->start;
+	out->end = c->start + c->len;
+	out->vars = m->tmo->vars;
+	out->excluded = m->tmo->excl;
+	out->number = 0;
+	out->by_end = false;
+	*deadline = c->deadline;
+	return true;
+}
+
+void
+mr_matcher_pop_timeout(MrMatcher *m)
+{
+	if (m->tmo == NULL || m->tmo->n == 0)
+		return;
+	hist_release(m, m->tmo->cands[0].hist);
+	m->tmo->n--;
+	memmove(&m->tmo->cands[0], &m->tmo->cands[1], sizeof(TimeoutCand) * (size_t) m->tmo->n);
+}
+
+/*
+ * must[pc]: every path from pc to ACCEPT maps a row to a variable of
+ * in_set.  The greatest fixpoint of the backward equations, every edge of
+ * an instruction counted (a superset of the paths the walk takes, so must
+ * is never true where a path avoids the set); a few passes suffice, each
+ * linear in the program.
+ */
+static void program_map_fixpoint(const MrProgram *prog, const bool *in_set, bool *must,
+								 bool every);
+
+void
+mr_program_must_map(const MrProgram *prog, const bool *in_set, bool *must)
+{
+	program_map_fixpoint(prog, in_set, must, true);
+}
+
+/*
+ * may[pc]: some path from pc maps a row to a variable of in_set (the least
+ * fixpoint of the same equations with "or" at a branch).
+ */
+void
+mr_program_may_map(const MrProgram *prog, const bool *in_set, bool *may)
+{
+	program_map_fixpoint(prog, in_set, may, false);
+}
+
+/*
+ * every: the greatest fixpoint with "and" at a branch (must), else the
+ * least with "or" (may)
+ */
+static void
+program_map_fixpoint(const MrProgram *prog, const bool *in_set, bool *must, bool every)
+{
+	const MrInst *insts = prog->insts;
+	int32_t		n = prog->ninsts,
+				pc;
+	bool		changed = true;
+
+	for (pc = 0; pc < n; pc++)
+		must[pc] = every && insts[pc].op != MR_OP_ACCEPT;
+	while (changed)
+	{
+		changed = false;
+		MR_CHECK_INTERRUPTS();
+		for (pc = n - 1; pc >= 0; pc--)
+		{
+			const MrInst *in = &insts[pc];
+			bool		v;
+
+			switch ((MrOpcode) in->op)
+			{
+				case MR_OP_VAR:
+					v = in_set[in->var] || (pc + 1 < n && must[pc + 1]);
+					break;
+				case MR_OP_SPLIT:
+				case MR_OP_CLOOP:
+					v = every ? must[in->x] && must[in->y] : must[in->x] || must[in->y];
+					break;
+				case MR_OP_JUMP:
+				case MR_OP_CBACK:
+					if (!in->back_edge)
+						v = must[in->x];
+					else
+						v = every ? must[in->x] && must[in->y] : must[in->x] || must[in->y];
+					break;
+				case MR_OP_ACCEPT:
+					v = false;
+					break;
+				default:		/* BEGIN, END, ABSENT: no row mapped here */
+					v = pc + 1 < n && must[pc + 1];
+					break;
+			}
+			if (v != must[pc])
+			{
+				must[pc] = v;
+				changed = true;
+			}
+		}
+	}
 }

@@ -110,6 +110,16 @@ typedef MrAbsentOutcome (*MrAbsentFn) (void *arg, int var, int64_t row, const Mr
  */
 typedef int64_t (*MrDeadlineFn) (void *arg, int var, const MrPath *path);
 
+/*
+ * Timeout rows (WITH TIMEOUT ROWS): the expiry of a thread waiting at the
+ * VAR instruction pc, as an int64 of the event time: the earliest open
+ * window deadline that every path from pc to ACCEPT must still map a row
+ * under (mr_program_must_map() tells which pcs), INT64_MAX for none.  Once
+ * the clock passes it (> expiry) the thread can never accept: it expired.
+ * Asked at most once per parked thread.
+ */
+typedef int64_t (*MrExpiryFn) (void *arg, int32_t pc, const MrPath *path);
+
 typedef enum MrDedup
 {
 	MR_DEDUP_STATE = 0,
@@ -125,6 +135,7 @@ typedef struct MrMatcherOptions
 	void	   *define_arg;
 	MrAbsentFn	absent;			/* programs with ABSENT; called with define_arg */
 	MrDeadlineFn deadline;		/* for the clock entry points (may be NULL) */
+	MrExpiryFn	expiry;			/* timeout rows: non-NULL turns them on */
 } MrMatcherOptions;
 
 typedef enum MrMatchStatus
@@ -224,6 +235,41 @@ extern const MrMatcherStats *mr_matcher_stats(const MrMatcher *m);
  */
 extern int64_t mr_matcher_next_deadline(MrMatcher *m);
 extern int64_t mr_matcher_advance_clock(MrMatcher *m, int64_t now);
+
+/*
+ * Timeout rows (see mr_match.c, "Timeout rows", for the rule).  With
+ * opts.expiry set, mr_matcher_expire(m, now) expires every thread waiting
+ * at a VAR whose expiry is before `now` (what a row at time `now` would
+ * find before being matched; call it with `now` the row's time before
+ * feeding it), keeping for each start its first expired thread as that
+ * start's timeout candidate; it returns the threads expired.
+ * mr_matcher_next_expiry() is the smallest expiry of a live thread
+ * (INT64_MAX: none), for deciding by a clock with no row.
+ * mr_matcher_decided_timeout() shows the leftmost candidate that is final
+ * (mr_matcher_pop_timeout() then drops it):
+ * every thread of its start or an earlier one is gone and no pending match
+ * starts at or before it; *out is its partial match (rows start .. end-1,
+ * arrays valid until the next call), *deadline the expiry that passed.
+ * Call it before mr_matcher_decided_match(): a decided match then has no
+ * candidate before it, and reset() drops the candidates at or after it
+ * (inside the match, or found again from the skip position).  Candidates
+ * keep their rows live: mr_matcher_earliest_live() counts them.
+ */
+extern int64_t mr_matcher_expire(MrMatcher *m, int64_t now);
+extern int64_t mr_matcher_next_expiry(MrMatcher *m);
+extern bool mr_matcher_decided_timeout(MrMatcher *m, MrMatch *out, int64_t *deadline);
+extern void mr_matcher_pop_timeout(MrMatcher *m);
+
+/*
+ * must[pc] := every path from pc to ACCEPT maps a row to a variable with
+ * in_set[var] (var over the user's and the synthetic variables), for the
+ * expiry of a window whose targets are in_set; must[] has prog->ninsts
+ * entries.
+ */
+extern void mr_program_must_map(const MrProgram *prog, const bool *in_set, bool *must);
+
+/* may[pc] := some path from pc maps a row to a variable with in_set[var] */
+extern void mr_program_may_map(const MrProgram *prog, const bool *in_set, bool *may);
 
 /*
  * DFA construction for MR_DEDUP_STATE programs without ^ or $.

@@ -341,7 +341,7 @@ view_slot_value(MrRuntime *rt, const SlotView *sv, MrSlot *slot, Datum *v, bool 
 	{
 		case MR_SLOT_MATCH_NUMBER:
 			*v = Int64GetDatum(sv->match_number);
-			*isnull = false;
+			*isnull = rt->match_timed_out;	/* a timeout row has none */
 			return;
 		case MR_SLOT_MATCH_DEADLINE:
 			*v = rt->match_deadline;
@@ -549,6 +549,8 @@ eval_fast_condition(MrRuntime *rt, FastCond *fc, const DefineView *dv)
 }
 
 static bool define_eval(MrRuntime *rt, int var, int64_t row, const MrPath *path);
+static bool eval_time_value(MrRuntime *rt, MrLowered *lw, const MatchView *mv,
+							Datum *value);
 
 /*
  * A synthetic variable of "->" / "->>" (mr_program.h): no mid-pattern
@@ -635,6 +637,60 @@ deadline_callback(void *arg, int var, const MrPath *path)
 	mv.vend = m.end;
 	if (eval_time_deadline(rt, &mv, &d))
 		result = time_to_int64(t->time_type, d);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(rt->evalcxt);
+	return result;
+}
+
+/*
+ * Timeout rows (MrExpiryFn): the expiry of a thread waiting at pc, the
+ * earliest deadline of an open window that every path from pc must still
+ * map a row under (rt->expiry_must), evaluated over the thread's rows as
+ * over a match ending there.
+ */
+int64_t
+expiry_callback(void *arg, int32_t pc, const MrPath *path)
+{
+	MrRuntime  *rt = (MrRuntime *) arg;
+	const MrTime *t = rt->q->time;
+	MrMatch		m;
+	MatchView	mv;
+	const MrHist *h;
+	int64_t		result = PG_INT64_MAX;
+	int64		i;
+	int			k;
+	MemoryContext old;
+
+	for (k = 0; k < t->nexpiry; k++)
+		if (rt->expiry_must[k][pc])
+			break;
+	if (k == t->nexpiry || path->len <= 0)
+		return result;
+	old = MemoryContextSwitchTo(rt->evalcxt);
+	m.start = path->start;
+	m.end = path->start + path->len;
+	m.vars = palloc(sizeof(int32) * path->len);
+	m.excluded = palloc0(sizeof(bool) * path->len);
+	m.number = rt->cur->match_number + 1;
+	m.by_end = false;
+	for (i = path->len - 1, h = path->last; i >= 0 && h; i--, h = h->prev)
+		m.vars[i] = h->var;
+	mv.m = &m;
+	mv.current = m.end - 1;
+	mv.vend = m.end;
+	for (; k < t->nexpiry; k++)
+	{
+		Datum		d;
+
+		if (rt->expiry_must[k][pc] &&
+			eval_time_value(rt, t->expiry_deadline[k], &mv, &d))
+		{
+			int64		v = time_to_int64(t->time_type, d);
+
+			if (v < result)
+				result = v;
+		}
+	}
 	MemoryContextSwitchTo(old);
 	MemoryContextReset(rt->evalcxt);
 	return result;
@@ -745,7 +801,13 @@ window_conditions_hold(MrRuntime *rt, int var, int64_t row, const MrPath *path)
 bool
 eval_time_deadline(MrRuntime *rt, const MatchView *mv, Datum *value)
 {
-	MrLowered  *lw = rt->q->time->deadline;
+	return eval_time_value(rt, rt->q->time->deadline, mv, value);
+}
+
+/* a MEASURES-side time expression lw over match mv, in evalcxt; false: null */
+static bool
+eval_time_value(MrRuntime *rt, MrLowered *lw, const MatchView *mv, Datum *value)
+{
 	bool		isnull;
 	int			k;
 

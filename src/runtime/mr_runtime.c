@@ -503,6 +503,66 @@ part_checkpoint(MrRuntime *rt, const MrPartState *ps, MrRuntimeCheckpoint *cp)
 /* ---------- the driver ---------- */
 
 /*
+ * Timeout rows (mr_match.c): settle the matcher's leftmost final timeout
+ * candidate, once the rows its MEASURES may read are known; true when one
+ * was settled.  end_clock > PG_INT64_MIN: the end of the partition decided
+ * it, by the clock passing end_clock.
+ */
+static bool
+drive_timeout(MrRuntime *rt, MrPartState *ps, int64 end_clock)
+{
+	MrMatcherBox *b = ps->matcher;
+	MrMatch		tm;
+	int64_t		deadline;
+	MemoryContext old;
+
+	if (!mr_matcher_decided_timeout(b->m, &tm, &deadline))
+		return false;
+	if (!ps->partition_ended && ps->nrows < tm.end + rt->q->max_next)
+		return false;
+	settle_timeout(rt, ps, &tm, deadline, end_clock);
+	old = MemoryContextSwitchTo(b->cxt);
+	mr_matcher_pop_timeout(b->m);
+	MemoryContextSwitchTo(old);
+	return true;
+}
+
+/*
+ * Timeout rows: before row `next` is fed, expire the threads whose
+ * deadline its time passed (deadlines are inclusive, their passage
+ * strict); true when some expired.  A row without a time (NULL) passes
+ * none.  Called in the matcher's context.
+ */
+static bool
+row_expires(MrRuntime *rt, MrPartState *ps, MrMatcher *mt, int64 next)
+{
+	MrRow	   *row = row_at(ps, next);
+	int			col = rt->q->order_cols[0];
+
+	if (row->nulls[col])
+		return false;
+	return mr_matcher_expire(mt, time_to_int64(rt->q->time->time_type,
+											   row->values[col])) > 0;
+}
+
+/*
+ * Timeout rows at the end of a partition: the clock passes the live
+ * threads' deadlines one by one (the smallest first, as a stream's clock
+ * would); returns the deadline passed, or PG_INT64_MAX when none is left.
+ */
+static int64
+partition_end_expiry(MrMatcher *mt, MemoryContext mcxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(mcxt);
+	int64		d = mr_matcher_next_expiry(mt);
+
+	if (d < PG_INT64_MAX)
+		mr_matcher_expire(mt, d + 1);
+	MemoryContextSwitchTo(old);
+	return d;
+}
+
+/*
  * The general driver: feed the matcher (mr_match.h) the rows it may take
  * and settle its decided matches, as far as the known rows allow.
  */
@@ -516,6 +576,8 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 	MemoryContext old;
 	bool		have_m = false; /* m holds the decided match already */
 	bool		none_decided = false;	/* known: no decided match */
+	bool		timeouts = rt->matcher_opts.expiry != NULL;
+	int64		end_clock = PG_INT64_MIN;	/* the end's clock has passed it */
 
 	if (ps->matcher == NULL)
 		part_attach_matcher(rt, ps);
@@ -528,6 +590,8 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 		MrMatchStatus st;
 
 		CHECK_FOR_INTERRUPTS();
+		if (timeouts && drive_timeout(rt, ps, end_clock))
+			continue;
 		if (have_m || (!none_decided && mr_matcher_decided_match(mt, &m)))
 		{
 			int64		skip;
@@ -556,6 +620,13 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 				next + q->max_next >= ps->nrows)
 				break;
 			old = MemoryContextSwitchTo(mcxt);
+			if (timeouts && row_expires(rt, ps, mt, next))
+			{
+				/* the row's time passed deadlines: settle those first */
+				MemoryContextSwitchTo(old);
+				none_decided = false;
+				continue;
+			}
 			st = mr_matcher_feed(mt, next);
 			MemoryContextSwitchTo(old);
 			if (st == MR_MATCH_TOO_MANY_THREADS)
@@ -571,6 +642,15 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 		}
 		if (ps->partition_ended)
 		{
+			int64		d = timeouts ? partition_end_expiry(mt, mcxt) : PG_INT64_MAX;
+
+			if (d < PG_INT64_MAX)
+			{
+				/* the clock passes the next deadline: what expires there */
+				end_clock = d;
+				none_decided = false;
+				continue;
+			}
 			old = MemoryContextSwitchTo(mcxt);
 			st = mr_matcher_finish(mt);
 			MemoryContextSwitchTo(old);

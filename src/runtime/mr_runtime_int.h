@@ -306,6 +306,8 @@ struct MrRuntime
 	Datum		match_deadline;
 	bool		match_deadline_null;
 	bool		match_timed_out;
+	bool	  **expiry_must;	/* timeout rows: [nexpiry][ninsts], the pcs
+								 * that window must still map a row under */
 
 	/*
 	 * The batch clock (CLOCK MAX: the largest event time pushed; CLOCK c:
@@ -313,7 +315,8 @@ struct MrRuntime
 	 * emitted iff the clock passed it (held until the input ends for CLOCK
 	 * MAX, see mr_settle.c)
 	 */
-	bool		track_time;		/* CLOCK MAX with an absence: keep max_time */
+	bool		track_time;		/* CLOCK MAX with an absence or timeout
+								 * rows: keep max_time */
 	bool		have_max_time;
 	int64		max_time;
 	bool		have_clock;		/* CLOCK c evaluated */
@@ -445,11 +448,14 @@ extern int64 skip_position(MrRuntime *rt, MrMatch *m);
 extern void too_many_threads(void);
 extern void matcher_over_budget(const MrBoundQuery *q);
 extern int64 settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m);
+extern void settle_timeout(MrRuntime *rt, MrPartState *ps, MrMatch *m, int64 deadline,
+						   int64 decided_at);
 
 /* mr_eval.c (over the partition rt->cur) */
 extern bool define_callback(void *arg, int var, int64_t row, const MrPath *path);
 extern MrAbsentOutcome absent_callback(void *arg, int var, int64_t row, const MrPath *path);
 extern int64_t deadline_callback(void *arg, int var, const MrPath *path);
+extern int64_t expiry_callback(void *arg, int32_t pc, const MrPath *path);
 extern void eval_measures(MrRuntime *rt, const MatchView *mv);
 extern bool eval_time_deadline(MrRuntime *rt, const MatchView *mv, Datum *value);
 extern Datum eval_time_clock(MrRuntime *rt, bool *isnull);

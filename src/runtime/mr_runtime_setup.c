@@ -124,6 +124,8 @@ compute_needed_columns(MrRuntime *rt)
 			for (s = 0; s < q->time->nvar_windows[i]; s++)
 				mark_lowered(&cx, q, q->time->var_windows[i][s]);
 		mark_lowered(&cx, q, q->time->absence_window);
+		for (s = 0; s < q->time->nexpiry; s++)
+			mark_lowered(&cx, q, q->time->expiry_deadline[s]);
 	}
 }
 
@@ -263,6 +265,8 @@ init_expr_exec(MrRuntime *rt)
 				init_lowered(rt, q->time->var_windows[i][k]);
 		init_lowered(rt, q->time->absence_window);
 		init_lowered(rt, q->time->deadline);
+		for (k = 0; k < q->time->nexpiry; k++)
+			init_lowered(rt, q->time->expiry_deadline[k]);
 		init_lowered(rt, q->time->clock);
 	}
 }
@@ -520,6 +524,50 @@ setup_defines(MrRuntime *rt)
 }
 
 /*
+ * Timeout rows: for each expiring window, the pcs whose every path must
+ * still map a row it constrains (its TO variable; without TO every
+ * variable but the absence) and, FROM LAST v, from which no path maps v
+ * again; and the matcher's expiry callback.
+ */
+static void
+setup_expiry(MrRuntime *rt)
+{
+	const MrBoundQuery *q = rt->q;
+	const MrProgram *prog = q->program;
+	int			nv = prog->nvars + prog->nsynth;
+	bool	   *in_set = palloc(sizeof(bool) * Max(nv, 1));
+	bool	   *may = palloc(sizeof(bool) * Max(prog->ninsts, 1));
+	int			k,
+				v,
+				pc;
+
+	rt->expiry_must = palloc(sizeof(bool *) * q->time->nexpiry);
+	for (k = 0; k < q->time->nexpiry; k++)
+	{
+		int			to = q->time->expiry_to[k];
+
+		for (v = 0; v < nv; v++)
+			in_set[v] = to >= 0 ? v == to :
+				v < prog->nvars && v != q->time->absence_var;
+		rt->expiry_must[k] = palloc(sizeof(bool) * Max(prog->ninsts, 1));
+		mr_program_must_map(prog, in_set, rt->expiry_must[k]);
+		if (q->time->expiry_last[k] >= 0)
+		{
+			/* FROM LAST v: not where v may still move the deadline */
+			for (v = 0; v < nv; v++)
+				in_set[v] = v == q->time->expiry_last[k];
+			mr_program_may_map(prog, in_set, may);
+			for (pc = 0; pc < prog->ninsts; pc++)
+				if (may[pc])
+					rt->expiry_must[k][pc] = false;
+		}
+	}
+	pfree(in_set);
+	pfree(may);
+	rt->matcher_opts.expiry = expiry_callback;
+}
+
+/*
  * The runtime of a bound query, with its own partition for
  * mr_runtime_push(); see mr_runtime.h.  Allocates in the current memory
  * context, which must outlive the runtime.
@@ -555,7 +603,10 @@ mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->matcher_opts.define_arg = rt;
 	rt->matcher_opts.absent = absent_callback;
 	rt->matcher_opts.deadline = deadline_callback;
-	rt->track_time = q->time != NULL && q->time->absence_var >= 0 && q->time->clock_max;
+	if (q->time != NULL && q->time->nexpiry > 0)
+		setup_expiry(rt);
+	rt->track_time = q->time != NULL && q->time->clock_max &&
+		(q->time->absence_var >= 0 || q->time->nexpiry > 0);
 	rt->own = part_state_create(rt, &rt->own_state, MR_OWN_RING_INITIAL);
 	rt->own->part_values = MemoryContextAllocZero(rt->cxt, sizeof(Datum) * Max(q->npartition, 1));
 	rt->own->part_nulls = MemoryContextAllocZero(rt->cxt, sizeof(bool) * Max(q->npartition, 1));

@@ -240,7 +240,6 @@ emit_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 	MemoryContextSwitchTo(old);
 	if (!rt->evalcxt->isReset || rt->evalcxt->firstchild != NULL)
 		MemoryContextReset(rt->evalcxt);
-	rt->stats.matches++;
 }
 
 /* ---------- AFTER MATCH SKIP ---------- */
@@ -420,6 +419,7 @@ settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 	ps->match_number++;
 	cache_forget(rt);
 	emit_match(rt, ps, m);
+	rt->stats.matches++;
 	skip = skip_position(rt, m);
 	if (m->end > ps->covered_upto)
 		ps->covered_upto = m->end;
@@ -428,4 +428,58 @@ settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 	ps->unmatched_from = skip;
 	rt->last_rows_ready = false;
 	return skip;
+}
+
+/* an int64 event time (time_to_int64()) as a value of the event time's type */
+static Datum
+int64_to_time(Oid type, int64 v)
+{
+	switch (type)
+	{
+		case INT2OID:
+			return Int16GetDatum((int16) v);
+		case INT4OID:
+			return Int32GetDatum((int32) v);
+		case DATEOID:
+			return DateADTGetDatum((DateADT) v);
+		default:
+			return Int64GetDatum(v);	/* int8, timestamp, timestamptz */
+	}
+}
+
+/*
+ * Emit a final timeout candidate m of partition ps (WITH TIMEOUT ROWS,
+ * mr_match.c): the rows of its partial match with the MEASURES over them,
+ * TIMED_OUT() true, MATCH_DEADLINE() the deadline that passed, no match
+ * number.  It is no match: no skip, no unmatched rows, no coverage (its
+ * rows may be in a later match and are unmatched rows otherwise).
+ * decided_at > PG_INT64_MIN: the end of the partition decided it, by a
+ * clock past decided_at, which the batch clock must then pass too (as for
+ * an absence decided at the end, time_decision()).
+ */
+void
+settle_timeout(MrRuntime *rt, MrPartState *ps, MrMatch *m, int64 deadline, int64 decided_at)
+{
+	const MrTime *t = rt->q->time;
+
+	if (decided_at > PG_INT64_MIN && !ps->dropping)
+	{
+		if (t->clock_max)
+		{
+			ps->holding = true;
+			if (decided_at > ps->hold_at)
+				ps->hold_at = decided_at;
+		}
+		else if (!(clock_value(rt) > decided_at))
+			ps->dropping = true;
+	}
+	m->number = -1;
+	rt->match_timed_out = true;
+	rt->match_deadline = int64_to_time(t->time_type, deadline);
+	rt->match_deadline_null = false;
+	cache_forget(rt);
+	emit_match(rt, ps, m);
+	rt->match_timed_out = false;
+	rt->match_deadline_null = true;
+	rt->last_rows_ready = false;
 }

@@ -4,7 +4,8 @@
  *	  (synthetic variables, consumption), "NOT v" at the end of the pattern
  *	  (MR_OP_ABSENT: observed rows, deadlines, the end of the partition),
  *	  strict "NOT v", mid-pattern "-> NOT v ->", and windows as the host's
- *	  conditions; with the seed's three asserted examples.
+ *	  conditions; with the seed's three asserted examples; timeout rows
+ *	  (expiry, the candidates' finality, leftmost order, mr_program_must_map).
  *
  * The host here is the test: rows are letters with times; a variable X
  * holds for rows whose letter is lower(X); synthetic variables are decided
@@ -349,6 +350,208 @@ test_clock(void)
 	no_windows();
 }
 
+
+/* ---------- timeout rows ---------- */
+
+static bool g_must[256];
+
+/* the window "WITHIN g_to_bound FROM g_from TO g_to": open once g_from has a row */
+static int64_t
+expiry_cb(void *arg, int32_t pc, const MrPath *path)
+{
+	int64_t		a = first_row_of(path, g_from);
+
+	(void) arg;
+	if (!g_must[pc] || a < 0)
+		return INT64_MAX;
+	return g_time[a] + g_to_bound;
+}
+
+/*
+ * As run(), with timeout rows: the clock is each row's time before it is fed,
+ * then `clock` at the end; a timeout is "{start:labels@deadline}".  skip_next:
+ * AFTER MATCH SKIP TO NEXT ROW instead of PAST LAST ROW.
+ */
+static const char *
+run_timeouts(const char *pattern, const char *input, const int64_t *times,
+			 int64_t clock, bool skip_next)
+{
+	static char out[4096];
+	static char text[1024];
+	static MrError err;
+	MrClause   *c;
+	MrProgram  *prog;
+	MrMatcherOptions opts;
+	MrMatcher  *m;
+	MrMatch		mt;
+	size_t		used = 0;
+	bool		in_set[64];
+	int64_t		dl;
+	int			i;
+
+	snprintf(text, sizeof(text), "t MATCH_RECOGNIZE (PATTERN (%s) WITHIN 1)", pattern);
+	memset(&err, 0, sizeof(err));
+	c = mr_parse_clause(text, (int) strlen(text), &err);
+	if (c == NULL)
+		return err.message;
+	prog = mr_compile_pattern(c, 100000, &err);
+	if (prog == NULL)
+		return err.message;
+	g_clause = c;
+	g_prog = prog;
+	g_input = input;
+	g_len = (int) strlen(input);
+	for (i = 0; i < g_len; i++)
+		g_time[i] = times ? times[i] : 10 * i;
+	for (i = 0; i < prog->nvars + prog->nsynth; i++)
+		in_set[i] = i == g_to;
+	mr_program_must_map(prog, in_set, g_must);
+	memset(&opts, 0, sizeof(opts));
+	opts.dedup = MR_DEDUP_NONE;
+	opts.max_threads = 5000;
+	opts.define = define_cb;
+	opts.absent = absent_cb;
+	opts.expiry = expiry_cb;
+	m = mr_matcher_create(prog, &opts);
+	out[0] = '\0';
+	for (;;)
+	{
+		int64_t		k;
+		int64_t		next;
+
+		if (mr_matcher_decided_timeout(m, &mt, &dl))
+		{
+			used += (size_t) snprintf(out + used, sizeof(out) - used, "{%lld:", (long long) mt.start);
+			for (k = 0; k < mt.end - mt.start; k++)
+				used += (size_t) snprintf(out + used, sizeof(out) - used, "%s",
+										  mt.vars[k] < 0 ? "~" : c->vars[mt.vars[k]].norm);
+			used += (size_t) snprintf(out + used, sizeof(out) - used, "@%lld}", (long long) dl);
+			mr_matcher_pop_timeout(m);
+			continue;
+		}
+		if (mr_matcher_decided_match(m, &mt))
+		{
+			int64_t		pos;
+
+			used += (size_t) snprintf(out + used, sizeof(out) - used, "[%lld:", (long long) mt.start);
+			for (k = 0; k < mt.end - mt.start; k++)
+				used += (size_t) snprintf(out + used, sizeof(out) - used, "%s",
+										  mt.vars[k] < 0 ? "~" : c->vars[mt.vars[k]].norm);
+			used += (size_t) snprintf(out + used, sizeof(out) - used, "]");
+			pos = (mt.end == mt.start || skip_next) ? mt.start + 1 : mt.end;
+			if (pos > g_len)
+				break;
+			mr_matcher_reset(m, pos);
+			continue;
+		}
+		if (mr_matcher_done(m))
+			break;
+		next = mr_matcher_next_row(m);
+		if (next < g_len)
+		{
+			if (mr_matcher_expire(m, g_time[next]) > 0)
+				continue;
+			mr_matcher_feed(m, next);
+		}
+		else if ((dl = mr_matcher_next_expiry(m)) < clock)
+			mr_matcher_expire(m, dl + 1);
+		else
+			mr_matcher_finish(m);
+	}
+	return out;
+}
+
+static void
+test_timeouts(void)
+{
+	static const int64_t t1[] = {0, 5, 11};
+	static const int64_t t2[] = {0, 5, 10};
+	static const int64_t t3[] = {0, 3, 8, 20};
+	static const int64_t t4[] = {0, 1, 2, 3, 5};
+	static const int64_t t5[] = {0, 1, 2, 5, 25};
+
+	no_windows();
+	/* A -> C, C within 10 of A (A = 0, C = 1 in "A -> C") */
+	g_from = 0;
+	g_to = 1;
+	g_to_bound = 10;
+	/* the row past the deadline expires the partial; at the deadline it matches */
+	MR_CHECK_STR(run_timeouts("A -> C", "axc", t1, INT64_MAX, false), "{0:A~@10}");
+	MR_CHECK_STR(run_timeouts("A -> C", "axc", t2, INT64_MAX, false), "[0:A~C]");
+	/* the end of the partition: the clock decides (past 10, or not yet) */
+	MR_CHECK_STR(run_timeouts("A -> C", "ax", t1, 11, false), "{0:A~@10}");
+	MR_CHECK_STR(run_timeouts("A -> C", "ax", t1, 10, false), "");
+	/* a thread killed by a row is no timeout: strict A C, x contradicts */
+	MR_CHECK_STR(run_timeouts("A C", "ax", t1, INT64_MAX, false), "");
+	/* the second a is skipped by ->: start 0 times out, start 1 matches */
+	/* (start 1's deadline, 13, passes too: there is no match) */
+	MR_CHECK_STR(run_timeouts("A -> C", "aaxc", t3, INT64_MAX, false), "{0:A~~@10}{1:A~@13}");
+	{
+		static const int64_t t6[] = {0, 3, 12};
+
+		MR_CHECK_STR(run_timeouts("A -> C", "aac", t6, INT64_MAX, false), "{0:A~@10}[1:AC]");
+	}
+	/* a start consumed by a match never times out */
+	{
+		static const int64_t t7[] = {0, 3, 8, 30};
+
+		MR_CHECK_STR(run_timeouts("A -> C", "aacx", t7, INT64_MAX, false), "[0:A~C]");
+	}
+	/* (A | D) ->> C: D's window is 2 (the test's one window is D's: D = 1, C = 2) */
+	g_from = 1;
+	g_to = 2;
+	g_to_bound = 2;
+	/* start 1 expires at 5 while start 0 lives; start 0's match covers it */
+	MR_CHECK_STR(run_timeouts("(A | D) ->> C", "adxxc", t4, INT64_MAX, false), "[0:A~~~C]");
+	/* ... unless the search resumes at row 1: then it times out */
+	MR_CHECK_STR(run_timeouts("(A | D) ->> C", "adxxc", t4, INT64_MAX, true),
+				 "[0:A~~~C]{1:D~~@3}");
+	/* a timeout waits for every earlier start: start 0 lives to the end */
+	MR_CHECK_STR(run_timeouts("(A | D) ->> C", "adxxx", t5, INT64_MAX, false), "{1:D~@3}");
+	no_windows();
+}
+
+static void
+test_must_map(void)
+{
+	MrError		err;
+	const char *t = "t MATCH_RECOGNIZE (PATTERN (A B* (C | D) E?) WITHIN 1)";
+	MrClause   *c = mr_parse_clause(t, (int) strlen(t), &err);
+	MrProgram  *p = c ? mr_compile_pattern(c, 1000, &err) : NULL;
+	bool		in_set[8] = {false};
+	bool		must[64];
+	int			pc;
+
+	MR_CHECK(p != NULL && p->ninsts <= 64);
+	if (p == NULL || p->ninsts > 64)
+		return;
+	/* C: every path from the start maps C or D, not C alone */
+	in_set[2] = true;
+	mr_program_must_map(p, in_set, must);
+	MR_CHECK(!must[0]);
+	/* C or D: every pc before them must still map one; after them none */
+	in_set[3] = true;
+	mr_program_must_map(p, in_set, must);
+	MR_CHECK(must[0]);
+	for (pc = 0; pc < p->ninsts; pc++)
+		if (p->insts[pc].op == MR_OP_VAR && p->insts[pc].var == 4)
+			MR_CHECK(!must[pc]);	/* E? follows C | D */
+		else if (p->insts[pc].op == MR_OP_VAR && p->insts[pc].var == 1)
+			MR_CHECK(must[pc]);		/* B* precedes it */
+		else if (p->insts[pc].op == MR_OP_ACCEPT)
+			MR_CHECK(!must[pc]);
+	/* may: B is reachable from B* and before it, not after C | D */
+	memset(in_set, 0, sizeof(in_set));
+	in_set[1] = true;
+	mr_program_may_map(p, in_set, must);
+	MR_CHECK(must[0]);
+	for (pc = 0; pc < p->ninsts; pc++)
+		if (p->insts[pc].op == MR_OP_VAR && p->insts[pc].var == 1)
+			MR_CHECK(must[pc]);
+		else if (p->insts[pc].op == MR_OP_VAR && p->insts[pc].var >= 2)
+			MR_CHECK(!must[pc]);
+}
+
 int
 main(void)
 {
@@ -357,5 +560,7 @@ main(void)
 	MR_RUN(test_absence);
 	MR_RUN(test_strict_and_middle);
 	MR_RUN(test_program);
+	MR_RUN(test_timeouts);
+	MR_RUN(test_must_map);
 	return MR_TEST_SUMMARY();
 }
