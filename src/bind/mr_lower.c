@@ -1805,10 +1805,12 @@ lowered_slot_types(LowerCtx *cx, MrLowered *lw, Oid **pcolls)
 			case MR_SLOT_MATCH_DEADLINE:
 				slot->type = TupleDescAttr(q->input_desc, q->order_cols[0])->atttypid;
 				slot->typmod = TupleDescAttr(q->input_desc, q->order_cols[0])->atttypmod;
+				(*pcolls)[i] = InvalidOid;	/* time types are not collatable */
 				break;
 			case MR_SLOT_TIMED_OUT:
 				slot->type = BOOLOID;
 				slot->typmod = -1;
+				(*pcolls)[i] = InvalidOid;
 				break;
 			case MR_SLOT_AGG:
 				(*pcolls)[i] = slot->aggref->aggcollid;
