@@ -846,18 +846,35 @@ mr_runtime_expire_before(MrRuntime *rt, int64 first_alive)
 	return part_expire_before(rt, rt->own, first_alive);
 }
 
-/* the clock entry points of mr_runtime.h, for partition ps */
+/*
+ * The clock entry points of mr_runtime.h, for partition ps: the earliest
+ * deadline the clock can decide (a NOT v parked, or, WITH TIMEOUT ROWS, a
+ * thread's expiry), and advancing the clock to `now` as a row at `now`
+ * would: first expire (and settle what that decides), then let the parked
+ * absences whose deadline passed accept, until neither changes anything
+ * (a decided match resumes the search, which may park again).
+ */
+static bool
+part_has_clock(MrRuntime *rt, MrPartState *ps)
+{
+	return ps->matcher != NULL && rt->q->time != NULL &&
+		(rt->q->time->absence_var >= 0 || rt->matcher_opts.expiry != NULL);
+}
+
 static int64
 part_next_deadline(MrRuntime *rt, MrPartState *ps)
 {
-	int64		d;
+	int64		d = PG_INT64_MAX;
 	MemoryContext old;
 
-	if (ps->matcher == NULL || rt->q->time == NULL || rt->q->time->absence_var < 0)
+	if (!part_has_clock(rt, ps))
 		return PG_INT64_MAX;
 	rt->cur = ps;
 	old = MemoryContextSwitchTo(ps->matcher->cxt);
-	d = mr_matcher_next_deadline(ps->matcher->m);
+	if (rt->q->time->absence_var >= 0)
+		d = mr_matcher_next_deadline(ps->matcher->m);
+	if (rt->matcher_opts.expiry != NULL)
+		d = Min(d, mr_matcher_next_expiry(ps->matcher->m));
 	MemoryContextSwitchTo(old);
 	return d;
 }
@@ -866,16 +883,46 @@ static void
 part_advance_clock(MrRuntime *rt, MrPartState *ps, int64 now)
 {
 	int64		n;
+	bool		changed = true;
 	MemoryContext old;
 
-	if (ps->matcher == NULL || rt->q->time == NULL || rt->q->time->absence_var < 0)
-		return;
-	rt->cur = ps;
-	old = MemoryContextSwitchTo(ps->matcher->cxt);
-	n = mr_matcher_advance_clock(ps->matcher->m, now);
-	MemoryContextSwitchTo(old);
-	if (n > 0)
-		drive(rt, ps);
+	while (changed && part_has_clock(rt, ps))
+	{
+		CHECK_FOR_INTERRUPTS();
+		changed = false;
+		rt->cur = ps;
+		if (rt->matcher_opts.expiry != NULL)
+		{
+			old = MemoryContextSwitchTo(ps->matcher->cxt);
+			n = mr_matcher_expire(ps->matcher->m, now);
+			MemoryContextSwitchTo(old);
+			if (n > 0)
+			{
+				drive(rt, ps);
+				/*
+				 * As the next row's feed would: rows before the earliest
+				 * live start are in no future match or timeout, so a
+				 * checkpoint restarts the search after the settled
+				 * timeouts (re-pushing its rows decides nothing again).
+				 */
+				if (ps->matcher != NULL)
+					emit_unmatched_upto(rt, ps, mr_matcher_earliest_live(ps->matcher->m));
+				changed = true;
+			}
+		}
+		if (rt->q->time->absence_var >= 0 && ps->matcher != NULL)
+		{
+			rt->cur = ps;
+			old = MemoryContextSwitchTo(ps->matcher->cxt);
+			n = mr_matcher_advance_clock(ps->matcher->m, now);
+			MemoryContextSwitchTo(old);
+			if (n > 0)
+			{
+				drive(rt, ps);
+				changed = true;
+			}
+		}
+	}
 }
 
 bool
