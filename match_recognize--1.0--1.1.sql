@@ -236,6 +236,7 @@ BEGIN
 	NEW.late_rows := 0;
 	NEW.null_rows := 0;
 	NEW.matches_out := 0;
+	NEW.timeouts_out := NULL;
 	NEW.rows_out := 0;
 	NEW.skip_degraded := 0;
 	NEW.rows_pending := 0;
@@ -364,3 +365,75 @@ ALTER TABLE match_recognize_stream
 
 COMMENT ON COLUMN match_recognize_stream.confirmed_lsn IS
 'how far the worker may confirm the stream''s replication slot, written before it does: a slot found further on was moved by someone else';
+
+-- Time in patterns in streams (src/stream/mr_stream_timers.c): the timer
+-- queue and the timeout rows, as of the worker's last cycle.
+ALTER TABLE match_recognize_stream
+	ADD COLUMN timers_pending bigint,
+	ADD COLUMN timeouts_out bigint;
+
+COMMENT ON COLUMN match_recognize_stream.timers_pending IS
+'partitions whose run waits for the watermark to pass a deadline (a trailing absence, a timeout): the timer queue''s size';
+COMMENT ON COLUMN match_recognize_stream.timeouts_out IS
+'timed-out attempts written as timeout rows (WITH TIMEOUT ROWS); matches_out does not count them';
+
+CREATE OR REPLACE VIEW match_recognize_streams AS
+SELECT s.name,
+	s.source,
+	s.output,
+	s.owner,
+	CASE WHEN s.state <> 'failed' AND match_recognize_stream_no_worker(s.slot_name) IS NOT NULL
+		THEN 'waiting' ELSE s.state END AS state,
+	CASE WHEN v.visible THEN s.last_error ELSE '<insufficient privilege>' END AS last_error,
+	s.rows_in,
+	s.late_rows,
+	s.null_rows,
+	s.matches_out,
+	s.rows_out,
+	s.skip_degraded,
+	s.rows_pending,
+	s.rows_retained,
+	s.rows_pending + s.rows_retained AS rows_buffered,
+	CASE WHEN v.visible THEN s.watermark END AS watermark,
+	CASE WHEN v.visible THEN s.max_seen END AS max_event_time,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		ELSE GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done)) END::bigint AS lag_bytes,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		WHEN p.caught_up IS NOT NULL THEN EXTRACT(epoch FROM pg_catalog.now() - p.caught_up)
+		WHEN pg_catalog.pg_current_wal_lsn() > p.done
+		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
+		ELSE 0 END::double precision AS lag_seconds,
+	a.pid AS worker_pid,
+	s.slot_name,
+	r.wal_status AS slot_wal_status,
+	s.late_table,
+	s.lateness,
+	s.idle_advance,
+	s.created_at,
+	s.updated_at,
+	s.rows_stored,
+	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), r.restart_lsn))::bigint AS held_wal_bytes,
+	s.max_held_wal,
+	s.checkpoint_lsn,
+	s.checkpointed_at,
+	b.rows AS backfill_rows,
+	b.total AS backfill_total,
+	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query,
+	s.kind,
+	CASE WHEN v.visible THEN s.output_watermark END AS output_watermark,
+	-- time in patterns
+	s.timers_pending,
+	s.timeouts_out
+FROM match_recognize_stream s
+-- what the source's rows and the query's constants reveal: to the owner,
+-- superusers and pg_read_all_stats only, as pg_stat_activity shows query
+CROSS JOIN LATERAL (SELECT CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.oid = s.owner)
+		THEN pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+		ELSE pg_catalog.pg_has_role(s.owner, 'USAGE') OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE') END AS visible) v
+LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
+CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
+	r.confirmed_flush_lsn, s.last_lsn) AS done,
+	match_recognize_stream_caught_up(s.slot_name) AS caught_up) p
+CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
+LEFT JOIN pg_catalog.pg_stat_activity a
+	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
