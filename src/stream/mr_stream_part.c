@@ -2,8 +2,9 @@
  * mr_stream_part.c
  *	  The stream worker's partitions: the table of PARTITION BY keys, their
  *	  runs on the one runtime (MrRuntime, mr_runtime.h) they share, the
- *	  release of pending rows below the watermark, WITHIN expiry, and the
- *	  emit callback that hands the matches a run decides to the output.
+ *	  release of pending rows below the watermark, WITHIN expiry, the
+ *	  timers of time in patterns, and the emit callback that hands the
+ *	  matches a run decides to the output.
  *
  * A partition is small: its key, its number, its checkpoint
  * (MrRuntimeCheckpoint, as of its last settle) and the rows its run may
@@ -35,8 +36,26 @@
  *	- with WITHIN, the deadline heap holds every partition with a retained
  *	  row not yet expired, by the event time of its oldest such row: a
  *	  partition is visited only when that row's window has closed;
+ *	- with a pattern that waits for the clock (a trailing `-> NOT v`, WITH
+ *	  TIMEOUT ROWS), the timer queue (mr_stream_timers.c) holds every
+ *	  partition whose run has a deadline, as of its last settle; after each
+ *	  release every timer before the watermark fires, in idle and let-go
+ *	  partitions too, and timer_clock is that watermark: a run rebuilt from
+ *	  its checkpoint is re-pushed its rows and advanced to timer_clock,
+ *	  which gives back exactly the state it had (the clock decides by the
+ *	  rows' times and the watermark only, and every row below timer_clock
+ *	  had been pushed when it fired);
  *	- an output row's _match_id is deterministic (partition number, first
- *	  row number[, row number]).
+ *	  row number[, row number]; a timeout row's first row number is
+ *	  prefixed with t).
+ *
+ * Time in patterns, the rule (README "Time in patterns"): a deadline d is
+ * passed when the clock is past it, and a stream's clock is its watermark
+ * W: every row with an event time at or below d of every partition is
+ * released before W > d, so a decision by W is final, and the batch query
+ * with CLOCK W decides the same.  Firing marks the partition dirty like a
+ * row does: its output, its checkpoint and the position commit in the
+ * cycle's transaction.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -86,9 +105,10 @@ static partmap_hash *partmap = NULL;
 
 static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
 
-/* last emitted match, to count matches (not rows) */
+/* last emitted match or timeout, to count them (not rows) */
 static MrsPart *last_emit_part = NULL;
 static int64 last_emit_start = -1;
+static bool last_emit_timeout = false;
 
 /* ---------- heaps ---------- */
 
@@ -125,6 +145,9 @@ mrs_parts_init(void)
 	s->by_id = MemoryContextAllocZero(s->cxt, sizeof(MrsPart *) * s->by_id_cap);
 	mrs_pending_init();
 	mrs_heap_init(&s->deadlines, deadline_cmp, deadline_moved, s->cxt);
+	mrs_timers_init();
+	/* a stream's clock is CLOCK MAX (mr_stream_bind refuses any other) */
+	s->has_timers = mr_query_uses_input_clock(s->q);
 	dlist_init(&s->live);
 	s->nlive = 0;
 
@@ -219,6 +242,8 @@ mrs_part_add(int64 id, Datum *keyvals, bool *keynulls)
 	p->keynull = (bool *) (p->key + Max(s->npart, 1));
 	p->id = id;
 	p->dl_pos = -1;
+	p->tm_pos = -1;
+	p->tm_deadline = PG_INT64_MAX;
 	ItemPointerSetInvalid(&p->tid);
 	for (i = 0; i < s->npart; i++)
 	{
@@ -344,8 +369,9 @@ part_trim(MrsPart *p, int64 keep_from)
 	}
 }
 
-void
-mrs_deadline_update(MrsPart *p)
+/* after a settle: where p stands in the WITHIN deadline heap */
+static void
+deadline_heap_update(MrsPart *p)
 {
 	MrsStream  *s = MyStream;
 	bool		open = p->n > 0 && p->expire_from < p->first + p->n;
@@ -362,6 +388,39 @@ mrs_deadline_update(MrsPart *p)
 		mrs_heap_changed(&s->deadlines, p->dl_pos);
 	else
 		mrs_heap_add(&s->deadlines, p);
+}
+
+static MrPartRun *part_run(MrsPart *p);
+
+/*
+ * For every partition at the end of a rebuild: its place in the WITHIN
+ * deadline heap and, with timers, in the timer queue: the run of a
+ * partition that keeps rows is rebuilt (re-pushed, then advanced to the
+ * checkpoint's watermark, which decides nothing new) and asked for its
+ * next deadline, so that an idle partition's absence or timeout is decided
+ * although no row of it ever comes again.
+ */
+void
+mrs_deadline_update(MrsPart *p)
+{
+	MrsStream  *s = MyStream;
+
+	if (s->has_timers)
+	{
+		if (!s->have_timer_clock && s->have_max)
+		{
+			/* the watermark of the checkpoint, where its timers fired */
+			s->timer_clock = mrs_time_value(s->watermark);
+			s->have_timer_clock = true;
+		}
+		if (p->n > 0)
+		{
+			(void) part_run(p);
+			mrs_part_settle(p);
+			return;
+		}
+	}
+	deadline_heap_update(p);
 }
 
 /* ---------- the partitions' runs ---------- */
@@ -399,7 +458,7 @@ run_error_context(void *arg)
 				   get_rel_name(s->output), c->part->id, s->npart > 0 ? key.data : "no PARTITION BY",
 				   c->row->seq, mrs_datum_text(s->keytype, c->row->key));
 	else
-		errcontext("match_recognize stream %s, partition " INT64_FORMAT " (%s), dropping matches past WITHIN",
+		errcontext("match_recognize stream %s, partition " INT64_FORMAT " (%s), deciding by the watermark",
 				   get_rel_name(s->output), c->part->id, s->npart > 0 ? key.data : "no PARTITION BY");
 }
 
@@ -423,6 +482,26 @@ push_row(MrsPart *p, MrPartRun *run, MrsRow *row)
 	mr_partrun_push(run, s->inslot);
 	MemoryContextSwitchTo(old);
 	ExecClearTuple(s->inslot);
+	error_context_stack = cb.previous;
+}
+
+/* the clock of p's run passes to now (every row of p below now pushed) */
+static void
+advance_clock(MrsPart *p, MrPartRun *run, int64 now)
+{
+	MemoryContext old;
+	RunContext	c;
+	ErrorContextCallback cb;
+
+	c.part = p;
+	c.row = NULL;
+	cb.callback = run_error_context;
+	cb.arg = &c;
+	cb.previous = error_context_stack;
+	error_context_stack = &cb;
+	old = MemoryContextSwitchTo(MyStream->rtcxt);
+	mr_partrun_advance_clock(run, now);
+	MemoryContextSwitchTo(old);
 	error_context_stack = cb.previous;
 }
 
@@ -488,6 +567,8 @@ part_run(MrsPart *p)
 	s->repushing = true;
 	for (i = 0; i < p->n; i++)
 		push_row(p, p->run, mrs_part_row(p, i));
+	if (s->has_timers && s->have_timer_clock)
+		advance_clock(p, p->run, s->timer_clock);
 	s->repushing = false;
 	return p->run;
 }
@@ -521,13 +602,15 @@ mrs_part_settle(MrsPart *p)
 	Assert(p->run != NULL);
 	part_trim(p, mr_partrun_retained_from(p->run));
 	old = MemoryContextSwitchTo(MyStream->rtcxt);
+	if (MyStream->has_timers)
+		mrs_timer_set(p, mr_partrun_next_deadline(p->run));
 	idle = mr_partrun_suspend(p->run);
 	MemoryContextSwitchTo(old);
 	mr_partrun_checkpoint(p->run, &p->cp);
 	if (idle)
 		part_drop_run(p);
 	mrs_part_dirty(p);
-	mrs_deadline_update(p);
+	deadline_heap_update(p);
 }
 
 void
@@ -751,9 +834,42 @@ first_open_row(MrsPart *p, int64 from)
 }
 
 /*
+ * Time in patterns: fire every timer before the watermark W, the earliest
+ * first: the partition's run (rebuilt if it was let go) decides what the
+ * clock at W decides (absences whose deadline passed, timeout rows), as a
+ * row at W would; then it settles like after a release.  Cost: the due
+ * timers, O(log partitions) each.
+ */
+static void
+fire_timers(void)
+{
+	MrsStream  *s = MyStream;
+	int64		now = mrs_time_value(s->watermark);
+	MrsPart    *p;
+
+	while ((p = mrs_timer_due(now)) != NULL)
+	{
+		CHECK_FOR_INTERRUPTS();
+		/* rebuilt at the clock its timers last fired at, then moved on */
+		(void) part_run(p);
+		advance_clock(p, p->run, now);
+		mrs_part_settle(p);
+		if (p->tm_deadline < now)
+			elog(ERROR, "partition " INT64_FORMAT " of stream %d still waits for deadline " INT64_FORMAT " after the clock passed it",
+				 p->id, s->id, p->tm_deadline);
+		s->catalog_dirty = true;
+	}
+	s->timer_clock = now;
+	s->have_timer_clock = true;
+}
+
+/*
  * With WITHIN, drop in every partition the partial matches whose window
  * closed (first row's event time + bound < watermark), which decides the
  * matches they held back; also in partitions that receive no more rows.
+ * The timers of time in patterns fire before (a window that expires
+ * threads must make its timeout rows before WITHIN drops them) and again
+ * after (what WITHIN decided may resume a search that waits again).
  */
 void
 mrs_expire(void)
@@ -763,9 +879,12 @@ mrs_expire(void)
 	RunContext	c;
 	ErrorContextCallback cb;
 
-	if (!s->has_within || !s->have_max)
+	if (!s->have_max)
 		return;
-	while ((p = mrs_heap_first(&s->deadlines)) != NULL)
+	/* first the timers: a window that expires threads makes timeout rows */
+	if (s->has_timers)
+		fire_timers();
+	while (s->has_within && (p = mrs_heap_first(&s->deadlines)) != NULL)
 	{
 		MrsRow	   *oldest = deadline_row(p);
 		int64		open_from;
@@ -790,6 +909,8 @@ mrs_expire(void)
 		mrs_part_settle(p);
 		s->catalog_dirty = true;
 	}
+	if (s->has_timers)
+		fire_timers();
 }
 
 /* ---------- output ---------- */
@@ -801,19 +922,27 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 	MrsPart    *p = info->run_arg;
 	int			n = s->out.ncols - 1;
 	char		idbuf[96];
+	bool		timeout;
 
 	if (p == NULL || s->repushing)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("stream %d decided a match while rebuilding partition " INT64_FORMAT,
 						s->id, p ? p->id : -1)));
+	/* a timeout row (WITH TIMEOUT ROWS) has a first row and no number */
+	timeout = info->match_start >= 0 && info->match_number < 0;
 	s->rows_out++;
 	if (info->match_start >= 0 &&
-		(p != last_emit_part || info->match_start != last_emit_start))
+		(p != last_emit_part || info->match_start != last_emit_start ||
+		 timeout != last_emit_timeout))
 	{
-		s->matches_out++;
+		if (timeout)
+			s->timeouts_out++;
+		else
+			s->matches_out++;
 		last_emit_part = p;
 		last_emit_start = info->match_start;
+		last_emit_timeout = timeout;
 	}
 	s->catalog_dirty = true;
 	if (s->mode == MRS_REDO)
@@ -821,10 +950,11 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 	if (info->match_start < 0)
 		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":u" INT64_FORMAT, p->id, info->row);
 	else if (info->row < 0)
-		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":" INT64_FORMAT, p->id, info->match_start);
+		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":%s" INT64_FORMAT, p->id,
+				 timeout ? "t" : "", info->match_start);
 	else
-		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":" INT64_FORMAT ":" INT64_FORMAT,
-				 p->id, info->match_start, info->row);
+		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":%s" INT64_FORMAT ":" INT64_FORMAT,
+				 p->id, timeout ? "t" : "", info->match_start, info->row);
 	memcpy(s->outvals, values, sizeof(Datum) * n);
 	memcpy(s->outnulls, nulls, sizeof(bool) * n);
 	s->outvals[n] = CStringGetTextDatum(idbuf);

@@ -371,6 +371,8 @@ mrs_load_state(Relation catrel, HeapTuple tup)
 	s->rows_pending = mr_stream_row_int8(catrel, tup, Anum_mrs_rows_pending);
 	s->rows_retained = mr_stream_row_int8(catrel, tup, Anum_mrs_rows_retained);
 	s->rows_stored = mr_stream_row_int8(catrel, tup, Anum_mrs_rows_stored);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_timeouts_out, &isnull);
+	s->timeouts_out = isnull ? 0 : DatumGetInt64(d);
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_last_lsn, &isnull);
 	s->last_lsn = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_last_commit_time, &isnull);

@@ -236,12 +236,20 @@ mr_stream_bind(const char *sql, Oid *source, List *replay)
 				 errdetail("\"%s\" is not a table or partitioned table.", get_rel_name(rte->relid)) : 0));
 	*source = rte->relid;
 
-	/* time in patterns needs the stream's timers, which it has not yet */
-	if (q->time != NULL)
+	/*
+	 * Time in patterns runs on the stream's timers, whose clock is the
+	 * watermark (CLOCK MAX, the default, is what a stream does anyway).
+	 */
+	if (q->time != NULL && !q->time->clock_max)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("time in patterns is not supported in streams yet"),
-				 errdetail("A stream cannot run ->, ->>, NOT, WITHIN with FROM or TO, CLOCK, timeout rows or AFTER MATCH NO SKIP yet.")));
+				 errmsg("a stream's query cannot have a CLOCK expression"),
+				 errdetail("The clock of a stream is its watermark: deadlines are passed when the watermark passes them."),
+				 errhint("Remove the CLOCK clause, or write CLOCK MAX.")));
+	if (mr_query_clause(q)->no_skip)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("AFTER MATCH NO SKIP is not supported in streams yet")));
 
 	refuse_subqueries(q);
 	return q;

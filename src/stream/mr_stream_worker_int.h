@@ -24,7 +24,10 @@
  *	mr_stream_rows.c		MyStream, rows, source transactions, pending
  *							rows, stored rows to delete
  *	mr_stream_table.c		direct access to the internal tables
- *	mr_stream_heap.c		a binary heap (pending rows, WITHIN deadlines)
+ *	mr_stream_timers.c		the timer queue of time in patterns, event
+ *							times as the runtime's deadlines count them
+ *	mr_stream_heap.c		a binary heap (pending rows, WITHIN deadlines,
+ *							timers)
  *	mr_stream_spi.c			SPI and SQL-text helpers
  *
  * Shard: the partitions, their rows and the shared runtime are what a
@@ -140,6 +143,9 @@ typedef struct MrsPart
 	int64		rel_count;
 	Datum	   *key;			/* PARTITION BY values, then their nulls */
 	bool	   *keynull;
+	/* time in patterns (mr_stream_timers.c) */
+	int64		tm_pos;			/* in the timer queue, or -1 */
+	int64		tm_deadline;	/* its run's next deadline, or PG_INT64_MAX */
 } MrsPart;
 
 static inline MrsRow *
@@ -244,6 +250,10 @@ typedef struct MrsStream
 	int			nlive;
 	bool		repushing;		/* rebuilding a run: emits nothing */
 	MrsHeap		deadlines;		/* WITHIN: partitions by their oldest open row */
+	bool		has_timers;		/* the pattern waits for the clock */
+	MrsHeap		timers;			/* ... partitions by their next deadline */
+	bool		have_timer_clock;
+	int64		timer_clock;	/* the watermark the timers last fired at */
 
 	/* rows */
 	MrsPending	pending;
@@ -283,6 +293,7 @@ typedef struct MrsStream
 	int64		rows_out;
 	int64		skip_degraded;
 	int64		skip_base;		/* skip_degraded when rt was made */
+	int64		timeouts_out;	/* timed-out attempts output (timeout rows) */
 	int64		rows_pending;
 	int64		rows_retained;
 	int64		rows_stored;
@@ -343,6 +354,13 @@ typedef struct MrsStream
 
 /* the worker's state: one stream a process (mr_stream_worker.c) */
 extern MrsStream *MyStream;
+
+/* mr_stream_timers.c */
+extern void mrs_timers_init(void);
+extern void mrs_timer_set(MrsPart *p, int64 deadline);
+extern MrsPart *mrs_timer_due(int64 now);
+extern int64 mrs_timers_pending(void);
+extern int64 mrs_time_value(Datum key);
 
 /* mr_stream_heap.c */
 extern void mrs_heap_init(MrsHeap *h, MrsHeapCmp cmp, MrsHeapMoved moved,
