@@ -143,6 +143,8 @@ mrs_save(Relation catrel, HeapTuple tup, const char *error)
 		SETV(Anum_mrs_rows_pending, Int64GetDatum(s->rows_pending));
 		SETV(Anum_mrs_rows_retained, Int64GetDatum(s->rows_retained));
 		SETV(Anum_mrs_rows_stored, Int64GetDatum(s->rows_stored));
+		SETV(Anum_mrs_timers_pending, Int64GetDatum(mrs_timers_pending()));
+		SETV(Anum_mrs_timeouts_out, Int64GetDatum(s->timeouts_out));
 		if (s->have_max)
 		{
 			SETV(Anum_mrs_max_seen, CStringGetTextDatum(mrs_datum_text(s->keytype, s->max_seen)));
