@@ -576,6 +576,7 @@ state_bytes(void)
 	}
 	else
 		pq_sendbyte(&b, 0);
+	pq_sendint64(&b, s->timeouts_out);	/* since 1.1: absent before */
 	return pq_endtypsend(&b);
 }
 
@@ -698,6 +699,7 @@ load_state_bytes(bytea *b)
 		mrs_set_max_seen(mrs_text_datum(s->keytype, pq_getmsgstring(&m)));
 	else
 		s->have_max = false;
+	s->timeouts_out = m.cursor < m.len ? pq_getmsgint64(&m) : 0;
 	pq_getmsgend(&m);
 	if (s->rows_in < 0 || s->late_rows < 0 || s->null_rows < 0 || s->matches_out < 0 ||
 		s->rows_out < 0 || s->skip_degraded < 0 || s->next_seq < 0 || s->next_part < 1 ||
