@@ -160,5 +160,28 @@ SELECT name, matches_out, timeouts_out, rows_out FROM match_recognize_streams
 SELECT count(*) AS ids, count(DISTINCT _match_id) AS distinct_ids FROM tt_all;
 
 SELECT match_recognize_drop_stream(name) FROM tt_q ORDER BY name;
+
+-- more partitions waiting for a deadline than the worker keeps live runs
+-- (32 768): those it let go are rebuilt when their timer fires
+CREATE TABLE tt_many (k int, ts bigint, e text);
+SELECT match_recognize_create_stream('tt_many_out', $$SELECT * FROM tt_many MATCH_RECOGNIZE (
+    PARTITION BY k ORDER BY ts MEASURES A.ts AS a_ts, MATCH_DEADLINE() AS dl
+    PATTERN (A -> NOT B) WITHIN 100 FROM A TO B
+    DEFINE A AS e = 'a', B AS e = 'b')$$, lateness => 0::bigint);
+SELECT match_recognize_wait_stream('tt_many_out');
+INSERT INTO tt_many SELECT i, 1000 + i / 1000, 'a' FROM generate_series(0, 39999) i;
+INSERT INTO tt_many SELECT i, 1060, 'b' FROM generate_series(0, 39999, 2) i;
+SELECT match_recognize_wait_stream('tt_many_out');
+SELECT count(*) FROM tt_many_out;
+INSERT INTO tt_many VALUES (-1, 2000, 'z');
+SELECT match_recognize_wait_stream('tt_many_out');
+SELECT count(*), count(*) FILTER (WHERE k % 2 = 1) AS odd, min(dl), max(dl),
+       count(DISTINCT _match_id) AS ids FROM tt_many_out;
+SELECT count(*) FROM match_recognize($$tt_many MATCH_RECOGNIZE (
+    PARTITION BY k ORDER BY ts MEASURES A.ts AS a_ts, MATCH_DEADLINE() AS dl
+    PATTERN (A -> NOT B) WITHIN 100 FROM A TO B
+    DEFINE A AS e = 'a', B AS e = 'b')$$) AS m(k int, a_ts bigint, dl bigint);
+SELECT match_recognize_drop_stream('tt_many_out');
+DROP TABLE tt_many, tt_many_out;
 DROP TABLE tt, tt_win, tt_abs, tt_mid, tt_one, tt_all, tt_q;
 DROP FUNCTION tt_restart(text), tt_diff(regclass, text), tt_settled(text);
