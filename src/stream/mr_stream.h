@@ -90,6 +90,8 @@ enum
 	Anum_mrs_output_watermark,
 	Anum_mrs_start_failures,	/* the worker's columns (added last) */
 	Anum_mrs_confirmed_lsn,
+	Anum_mrs_checkpoint_lateness,	/* lateness changes (alter_stream) */
+	Anum_mrs_lateness_since,
 	Natts_mrs
 };
 
