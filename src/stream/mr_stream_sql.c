@@ -2099,6 +2099,36 @@ restore_write(Relation rel, CreateArgs *a, Oid owner)
 	repl[Anum_mrs_state - 1] = true;
 	nulls[Anum_mrs_last_error - 1] = true;
 	repl[Anum_mrs_last_error - 1] = true;
+	/* what the trigger forgets of a restored row, for a failed one too */
+#define SETV(anum, v) (values[(anum) - 1] = (v), repl[(anum) - 1] = true)
+#define SETNULL(anum) (nulls[(anum) - 1] = true, repl[(anum) - 1] = true)
+	SETNULL(Anum_mrs_worker_pid);
+	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
+	SETNULL(Anum_mrs_snapshot);
+	SETNULL(Anum_mrs_confirmed_lsn);
+	SETV(Anum_mrs_start_failures, Int32GetDatum(0));
+	SETV(Anum_mrs_rows_in, Int64GetDatum(0));
+	SETV(Anum_mrs_late_rows, Int64GetDatum(0));
+	SETV(Anum_mrs_null_rows, Int64GetDatum(0));
+	SETV(Anum_mrs_matches_out, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_out, Int64GetDatum(0));
+	SETV(Anum_mrs_skip_degraded, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_pending, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_retained, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_stored, Int64GetDatum(0));
+	SETNULL(Anum_mrs_max_seen);
+	SETNULL(Anum_mrs_watermark);
+	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
+	SETV(Anum_mrs_next_part, Int64GetDatum(1));
+	SETNULL(Anum_mrs_last_lsn);
+	SETNULL(Anum_mrs_last_commit_time);
+	SETNULL(Anum_mrs_checkpoint_lsn);
+	SETNULL(Anum_mrs_restart_lsn);
+	SETNULL(Anum_mrs_restart_seq);
+	SETNULL(Anum_mrs_checkpoint_state);
+	SETNULL(Anum_mrs_checkpointed_at);
+#undef SETV
+#undef SETNULL
 	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
 	repl[Anum_mrs_updated_at - 1] = true;
 	mr_stream_row_update(rel, tup, values, nulls, repl);
@@ -2106,11 +2136,31 @@ restore_write(Relation rel, CreateArgs *a, Oid owner)
 }
 
 /*
+ * A failed stream without its replication slot: the slot was missing at
+ * server start (mr_stream_launcher.c: pg_upgrade, a file-level copy, a
+ * failover) or given up past max_held_wal.  It cannot go on from where it
+ * was; restoring it starts it again from its source, as a restored one.
+ */
+static bool
+failed_without_slot(Relation rel, HeapTuple tup, const char *state)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (strcmp(state, "failed") != 0)
+		return false;
+	d = mr_stream_row_get(rel, tup, Anum_mrs_slot_name, &isnull);
+	return isnull || NameStr(*DatumGetName(d))[0] == '\0' ||
+		SearchNamedReplicationSlot(NameStr(*DatumGetName(d)), true) == NULL;
+}
+
+/*
  * match_recognize_restore_streams(): starts again every stream whose
  * catalog row came back from a dump (state 'restored', see the trigger
- * match_recognize_stream_restored): a new slot, new internal tables, its
- * output recomputed from the source.  All slots are created first: a slot
- * cannot be created once the transaction has written.
+ * match_recognize_stream_restored), and every failed stream without its
+ * replication slot (failed_without_slot): a new slot, new internal tables,
+ * its output recomputed from the source.  All slots are created first: a
+ * slot cannot be created once the transaction has written.
  */
 Datum
 match_recognize_restore_streams(PG_FUNCTION_ARGS)
@@ -2142,7 +2192,7 @@ match_recognize_restore_streams(PG_FUNCTION_ARGS)
 		bool		isnull;
 
 		CHECK_FOR_INTERRUPTS();
-		if (strcmp(state, "restored") != 0)
+		if (strcmp(state, "restored") != 0 && !failed_without_slot(rel, tup, state))
 			continue;
 		a = palloc(sizeof(CreateArgs));
 		restore_bind(rel, tup, a);
