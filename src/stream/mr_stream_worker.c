@@ -1105,12 +1105,20 @@ mr_stream_worker_main(Datum arg)
 			/* where it happened (a partition, a row: mr_stream_part.c) */
 			if (edata->context != NULL)
 			{
+				StringInfoData buf;
 				char	   *c;
 
-				msg = psprintf("%s, in %s", msg, edata->context);
-				for (c = msg; *c; c++)
+				/* one line: the context lines, innermost first, by "; " */
+				initStringInfo(&buf);
+				appendStringInfo(&buf, "%s, in ", msg);
+				for (c = edata->context; *c; c++)
+				{
 					if (*c == '\n')
-						*c = ';';
+						appendStringInfoString(&buf, "; ");
+					else
+						appendStringInfoChar(&buf, *c);
+				}
+				msg = buf.data;
 			}
 			EmitErrorReport();
 			FlushErrorState();
