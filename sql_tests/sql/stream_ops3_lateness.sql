@@ -46,7 +46,7 @@ SELECT name, lateness, max_event_time, watermark, late_rows FROM match_recognize
 -- raise 2 -> 5: the watermark stays at 10 until the maximum passes 15
 SELECT match_recognize_alter_stream('lt_a', lateness => '5');
 SELECT match_recognize_alter_stream('lt_b', lateness => '5');
-SELECT name, lateness, checkpoint_lateness, lateness_since = last_lsn AS since_last
+SELECT name, lateness, checkpoint_lateness, lateness_since = COALESCE(last_lsn, '0/0') AS since_last
   FROM match_recognize_stream WHERE name LIKE 'public.lt_%' ORDER BY name;
 -- b: killed before any transaction used the new lateness
 SELECT lt_kill('lt_b');
@@ -72,7 +72,7 @@ SELECT match_recognize_alter_stream('lt_a', lateness => '1');
 SELECT match_recognize_alter_stream('lt_b', lateness => '3');
 -- a change no transaction used yet is replaced
 SELECT match_recognize_alter_stream('lt_b', lateness => '1');
-SELECT name, lateness, checkpoint_lateness, lateness_since = last_lsn AS since_last
+SELECT name, lateness, checkpoint_lateness, lateness_since = COALESCE(last_lsn, '0/0') AS since_last
   FROM match_recognize_stream WHERE name LIKE 'public.lt_%' ORDER BY name;
 -- until then, nothing changes
 SELECT name, watermark FROM match_recognize_streams WHERE name LIKE 'public.lt_%' ORDER BY name;
