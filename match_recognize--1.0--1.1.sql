@@ -437,3 +437,65 @@ CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name)
 CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
+-- ops3: streams whose slot is missing, a lateness changed while a stream
+-- runs (src/stream/mr_stream_launcher.c, mr_stream_checkpoint.c)
+ALTER TABLE match_recognize_stream
+	ADD COLUMN checkpoint_lateness text,
+	ADD COLUMN lateness_since pg_lsn;
+
+COMMENT ON COLUMN match_recognize_stream.checkpoint_lateness IS
+'the lateness the last checkpoint was written under (NULL: the lateness column''s)';
+COMMENT ON COLUMN match_recognize_stream.lateness_since IS
+'match_recognize_alter_stream(lateness => ...): the source transactions committed after this position are processed with the new lateness';
+
+DROP FUNCTION match_recognize_alter_stream(text, integer, text, text);
+CREATE FUNCTION match_recognize_alter_stream(name text, batch_size integer DEFAULT NULL,
+	on_error text DEFAULT NULL, max_held_wal text DEFAULT NULL, lateness text DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_alter_stream'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_alter_stream(text, integer, text, text, text) IS
+'changes the settings given (NULL: unchanged) of a stream, restarting its worker; a new lateness applies to the source transactions committed after the stream''s last processed one';
+
+-- a stream without its replication slot cannot get anywhere: say so at once
+CREATE OR REPLACE FUNCTION match_recognize_wait_stream(name text, timeout interval DEFAULT '60 seconds')
+RETURNS boolean
+LANGUAGE plpgsql VOLATILE
+AS $fn$
+DECLARE
+	target pg_lsn := pg_catalog.pg_current_wal_insert_lsn();
+	deadline timestamptz := pg_catalog.clock_timestamp() + timeout;
+	st record;
+BEGIN
+	LOOP
+		SELECT s.state, s.backfilled,
+			GREATEST(@extschema@.match_recognize_stream_done_lsn(s.slot_name), s.last_lsn) AS done_lsn,
+			EXISTS (SELECT FROM pg_catalog.pg_replication_slots r WHERE r.slot_name = s.slot_name) AS has_slot
+		INTO st
+		FROM @extschema@.match_recognize_stream s
+		WHERE s.output = pg_catalog.to_regclass(match_recognize_wait_stream.name)
+			OR s.name = match_recognize_wait_stream.name;
+		IF NOT FOUND THEN
+			RAISE EXCEPTION 'stream "%" does not exist', match_recognize_wait_stream.name
+				USING ERRCODE = 'undefined_object';
+		END IF;
+		IF NOT st.has_slot AND st.state <> 'restored' THEN
+			RAISE EXCEPTION 'stream "%" has no replication slot', match_recognize_wait_stream.name
+				USING ERRCODE = 'object_not_in_prerequisite_state',
+					DETAIL = 'Its state is ' || st.state || '; last_error in match_recognize_streams says why.',
+					HINT = 'match_recognize_restore_streams() copies its source again and recomputes its output.';
+		END IF;
+		IF st.state = 'failed' OR (st.backfilled AND st.done_lsn >= target) THEN
+			RETURN true;
+		END IF;
+		IF pg_catalog.clock_timestamp() > deadline THEN
+			RETURN false;
+		END IF;
+		PERFORM pg_catalog.pg_sleep(0.05);
+	END LOOP;
+END
+$fn$;
+
+COMMENT ON FUNCTION match_recognize_wait_stream(text, interval) IS
+'waits until the stream has processed every change committed before the call (or has failed); false on timeout, an error when the stream has no replication slot';

@@ -47,6 +47,43 @@
 static Datum eval_planned(MrRuntime *rt, PlannedStmt *plan, QueryDesc **qdp,
 						  ParamListInfo params, bool *isnull);
 
+/*
+ * What an error raised while evaluating a DEFINE or a measure was
+ * evaluating, as a context line ("DEFINE variable b", "measure total"):
+ * pushed around the evaluations that can raise (not the fast conditions
+ * that allocate nothing, nor a measure read from a row), so the happy
+ * path pays a few stores per evaluation.
+ */
+typedef struct EvalContext
+{
+	MrRuntime  *rt;
+	bool		measure;
+	int			index;			/* the variable or the measure */
+} EvalContext;
+
+static void
+eval_error_context(void *arg)
+{
+	EvalContext *ec = arg;
+
+	if (ec->measure)
+		errcontext("MATCH_RECOGNIZE measure %s", ec->rt->q->clause->measures[ec->index].alias.name);
+	else
+		errcontext("MATCH_RECOGNIZE DEFINE variable %s", ec->rt->q->var_names[ec->index]);
+}
+
+#define EVAL_CONTEXT_PUSH(cb, ec, rt_, measure_, index_) \
+	do { \
+		(ec).rt = (rt_); \
+		(ec).measure = (measure_); \
+		(ec).index = (index_); \
+		(cb).callback = eval_error_context; \
+		(cb).arg = &(ec); \
+		(cb).previous = error_context_stack; \
+		error_context_stack = &(cb); \
+	} while (0)
+#define EVAL_CONTEXT_POP(cb) (error_context_stack = (cb).previous)
+
 /* ---------- row expressions ---------- */
 
 static const char *
@@ -723,6 +760,8 @@ define_eval(MrRuntime *rt, int var, int64_t row, const MrPath *path)
 	bool		result = true;
 	bool		cacheable = rt->cacheable[var];
 	MemoryContext old;
+	EvalContext ec;
+	ErrorContextCallback cb;
 
 	if (lw == NULL && q->within == NULL)
 		return true;
@@ -748,12 +787,14 @@ define_eval(MrRuntime *rt, int var, int64_t row, const MrPath *path)
 	}
 
 	old = MemoryContextSwitchTo(rt->evalcxt);
+	EVAL_CONTEXT_PUSH(cb, ec, rt, false, var);
 	if (q->within && !eval_condition(rt, q->within, &dv))
 		result = false;
 	else if (rt->fast_define[var])
 		result = eval_fast_condition(rt, rt->fast_define[var], &dv);
 	else if (lw)
 		result = eval_condition(rt, lw, &dv);
+	EVAL_CONTEXT_POP(cb);
 	MemoryContextSwitchTo(old);
 	if (!rt->evalcxt->isReset)
 		MemoryContextReset(rt->evalcxt);
@@ -936,6 +977,8 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 	const MrBoundQuery *q = rt->q;
 	int			i,
 				k;
+	EvalContext ec;
+	ErrorContextCallback cb;
 
 	if (rt->last_rows_known && rt->all_measures_last)
 	{
@@ -977,6 +1020,7 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 							   &rt->measure_nulls[i]);
 			continue;
 		}
+		EVAL_CONTEXT_PUSH(cb, ec, rt, true, i);
 		for (k = 0; k < lw->nslots; k++)
 		{
 			Datum		v = (Datum) 0;
@@ -986,6 +1030,7 @@ eval_measures(MrRuntime *rt, const MatchView *mv)
 			set_param(rt, lw, k, v, n);
 		}
 		rt->measure_values[i] = eval_lowered(rt, lw, &rt->measure_nulls[i]);
+		EVAL_CONTEXT_POP(cb);
 	}
 }
 

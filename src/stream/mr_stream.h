@@ -22,8 +22,9 @@
  * has a logical slot named mr_<database oid>_<stream id>_<owner oid>_<nonce>,
  * made by create_stream before anything else and dropped by drop_stream (or
  * by the stream's worker when it finds its catalog row gone).  The launcher
- * needs no database connection; it starts one worker per such slot, and the
- * worker holds its slot for as long as it runs.
+ * connects to no database; it starts one worker per such slot, and the
+ * worker holds its slot for as long as it runs (and, once per start, one
+ * check per database for streams whose slot is missing).
  *-------------------------------------------------------------------------
  */
 #ifndef MR_STREAM_H
@@ -92,6 +93,8 @@ enum
 	Anum_mrs_confirmed_lsn,
 	Anum_mrs_timers_pending,	/* time in patterns (added last) */
 	Anum_mrs_timeouts_out,
+	Anum_mrs_checkpoint_lateness,	/* lateness changes (alter_stream) */
+	Anum_mrs_lateness_since,
 	Natts_mrs
 };
 
@@ -156,6 +159,7 @@ extern void mr_stream_launcher_detach(void);
 
 extern PGDLLEXPORT void mr_stream_launcher_main(Datum arg);
 extern PGDLLEXPORT void mr_stream_worker_main(Datum arg);
+extern PGDLLEXPORT void mr_stream_check_main(Datum arg);
 
 /* ---------- mr_stream_sql.c ---------- */
 

@@ -60,6 +60,7 @@
 #include "replication/slot.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
 #include "utils/pg_lsn.h"
 #include "utils/rel.h"
@@ -69,7 +70,7 @@
 #include "mr_stream_worker_int.h"
 
 #define MRS_CHECKPOINT_SECONDS	10
-#define MRS_CHECKPOINT_VERSION	1
+#define MRS_CHECKPOINT_VERSION	2	/* 2: with the watermark */
 
 /* columns of _mr_<id>_parts */
 enum
@@ -283,7 +284,8 @@ mrs_checkpoint_due(void)
 	MrsStream  *s = MyStream;
 	XLogRecPtr	held_from = MyReplicationSlot ? MyReplicationSlot->data.restart_lsn : InvalidXLogRecPtr;
 
-	if (s->failing || store_unstored)
+	/* a new lateness is used: the next checkpoint is the first with it */
+	if (s->failing || store_unstored || s->lateness_switched)
 		return true;
 	/* idle_advance: whenever the state changed (see the file's comment) */
 	if (s->idle_advance && (s->rows_since_cp > 0 || s->catalog_dirty))
@@ -573,6 +575,8 @@ state_bytes(void)
 	{
 		pq_sendbyte(&b, 1);
 		pq_sendstring(&b, mrs_datum_text(s->keytype, s->max_seen));
+		/* not always max_seen - lateness: see mrs_lateness_switch */
+		pq_sendstring(&b, mrs_datum_text(s->keytype, s->watermark));
 	}
 	else
 		pq_sendbyte(&b, 0);
@@ -610,6 +614,7 @@ mrs_checkpoint(void)
 	s->cp_at = GetCurrentTimestamp();
 	s->relevant_since_cp = InvalidXLogRecPtr;
 	s->rows_since_cp = 0;
+	s->lateness_switched = false;
 	MemoryContextSwitchTo(s->cxt);
 	cp_state_pending = state_bytes();
 	MemoryContextSwitchTo(old);
@@ -654,6 +659,69 @@ mrs_checkpoint_columns(Datum *values, bool *nulls, bool *replace)
 	return true;
 }
 
+/* ---------- a lateness changed by alter_stream ---------- */
+
+/*
+ * alter_stream wrote a new lateness and lateness_since, the end of the
+ * last source transaction the stream had processed; the checkpoint records
+ * the lateness it was written under (checkpoint_lateness).  After a
+ * restart the worker rebuilds and processes again the transactions up to
+ * lateness_since with the checkpoint's lateness, and switches when it
+ * files the first transaction committed after it (mr_stream_decoder.c): the
+ * watermark becomes max(watermark, max event time - new lateness), so it
+ * never goes back (a raised lateness holds it until the maximum minus the
+ * new lateness passes it; a lowered one moves it on at once), and a
+ * checkpoint is written in that cycle, the first under the new lateness.
+ * Where the switch happens is a position in the WAL, so a crash before or
+ * after it replays the same.
+ */
+void
+mrs_lateness_switch(XLogRecPtr commit_lsn)
+{
+	MrsStream  *s = MyStream;
+
+	if (!s->lateness_pending || commit_lsn < s->lateness_since)
+		return;
+	s->lateness = s->lateness_new;
+	s->lateness_pending = false;
+	s->lateness_switched = true;
+	s->catalog_dirty = true;
+	if (s->have_max)
+		mrs_set_max_seen(s->max_seen);	/* the watermark with it, never back */
+}
+
+/* the lateness in use, as text: what a checkpoint written now records */
+char *
+mrs_lateness_text(void)
+{
+	return mrs_datum_text(MyStream->late_type, MyStream->lateness);
+}
+
+/* after mrs_setup: the lateness the checkpoint was written under */
+static void
+restore_lateness(Relation catrel, HeapTuple tup)
+{
+	MrsStream  *s = MyStream;
+	bool		isnull;
+	char	   *cp_text = mr_stream_row_text(catrel, tup, Anum_mrs_checkpoint_lateness);
+	Datum		cp;
+	Datum		d;
+
+	s->late_type = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_lateness_type, &isnull));
+	if (cp_text == NULL)
+		return;
+	cp = mrs_text_datum(s->late_type, cp_text);
+	if (strcmp(mrs_datum_text(s->late_type, cp), mrs_lateness_text()) == 0)
+		return;
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_lateness_since, &isnull);
+	if (isnull)
+		bad_checkpoint("its lateness differs from the stream's and no position says where the change applies", 0);
+	s->lateness_new = s->lateness;
+	s->lateness = cp;
+	s->lateness_since = DatumGetLSN(d);
+	s->lateness_pending = true;
+}
+
 /* ---------- confirming ---------- */
 
 XLogRecPtr
@@ -675,12 +743,15 @@ load_state_bytes(bytea *b)
 {
 	MrsStream  *s = MyStream;
 	StringInfoData m;
+	int			version;
 
 	m.data = VARDATA_ANY(b);
 	m.len = VARSIZE_ANY_EXHDR(b);
 	m.cursor = 0;
 	m.maxlen = m.len;
-	if (pq_getmsgbyte(&m) != MRS_CHECKPOINT_VERSION)
+	version = pq_getmsgbyte(&m);
+
+	if (version != 1 && version != MRS_CHECKPOINT_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("the checkpoint of stream %d has an unknown version", s->id)));
@@ -695,10 +766,22 @@ load_state_bytes(bytea *b)
 	s->rows_pending = pq_getmsgint64(&m);
 	s->rows_retained = pq_getmsgint64(&m);
 	s->rows_stored = pq_getmsgint64(&m);
+	/* the catalog's (mrs_load_state) does not count: the checkpoint's does */
+	s->have_max = false;
 	if (pq_getmsgbyte(&m))
+	{
 		mrs_set_max_seen(mrs_text_datum(s->keytype, pq_getmsgstring(&m)));
-	else
-		s->have_max = false;
+		if (version >= 2)
+		{
+			Datum		wm = mrs_text_datum(s->keytype, pq_getmsgstring(&m));
+			MemoryContext old = MemoryContextSwitchTo(s->cxt);
+
+			if (!mrs_key_finite(wm) || mrs_key_cmp(wm, s->max_seen) > 0)
+				bad_checkpoint("its watermark is above its maximum event time or not finite", 0);
+			s->watermark = datumCopy(wm, s->keybyval, s->keylen);
+			MemoryContextSwitchTo(old);
+		}
+	}
 	s->timeouts_out = m.cursor < m.len ? pq_getmsgint64(&m) : 0;
 	pq_getmsgend(&m);
 	if (s->rows_in < 0 || s->late_rows < 0 || s->null_rows < 0 || s->matches_out < 0 ||
@@ -1012,6 +1095,7 @@ mrs_restore(Relation catrel, HeapTuple tup)
 	redo_expect.rows_out = s->rows_out;
 	redo_expect.next_seq = s->next_seq;
 	redo_expect.next_part = s->next_part;
+	restore_lateness(catrel, tup);
 	/* a stream of 1.0: its state at last_lsn is all stored (the update) */
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_checkpoint_lsn, &isnull);
 	s->cp_lsn = isnull ? s->last_lsn : DatumGetLSN(d);

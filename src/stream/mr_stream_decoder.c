@@ -248,6 +248,9 @@ sink_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 			mrs_rebuild_done();
 		return;
 	}
+	/* a lateness change applies from this transaction on (alter_stream) */
+	if (s->lateness_pending)
+		mrs_lateness_switch(txn->final_lsn);
 	t = mrs_txn_begin(txn->final_lsn, s->next_seq);
 	for (i = 0; i < dec.nrows; i++)
 	{

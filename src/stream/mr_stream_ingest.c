@@ -9,7 +9,9 @@
  * Invariants:
  *	- the watermark is the maximum event time seen minus the lateness; the
  *	  maximum only grows (mrs_ingest and mrs_advance_clock raise it only
- *	  with a larger key), so the watermark never goes back;
+ *	  with a larger key), so the watermark never goes back; nor does it
+ *	  when alter_stream raises the lateness: it stays until the maximum
+ *	  minus the new lateness passes it (mrs_lateness_switch);
  *	- every row of a processed transaction gets the next seq (arrival
  *	  order: commit order, then order within the transaction; the backfill
  *	  in ORDER BY order), also a NULL or late one, so that a replay from any
@@ -54,9 +56,14 @@ mrs_set_max_seen(Datum key)
 				prev_wm = s->watermark;
 	bool		had = s->have_max;
 
+	Datum		wm;
+
 	s->max_seen = mr_datum_copy_flat(key, s->keybyval, s->keylen);
-	s->watermark = datumCopy(FunctionCall2(&s->minus, s->max_seen, s->lateness),
-							 s->keybyval, s->keylen);
+	wm = FunctionCall2(&s->minus, s->max_seen, s->lateness);
+	/* a raised lateness (alter_stream) holds the watermark where it was */
+	if (had && mrs_key_cmp(wm, prev_wm) < 0)
+		wm = prev_wm;
+	s->watermark = datumCopy(wm, s->keybyval, s->keylen);
 	s->have_max = true;
 	if (had && !s->keybyval)
 	{

@@ -17,11 +17,33 @@
  * when a slot disappears otherwise, one more worker is started for it, to
  * tell a dropped stream (nothing to do) from a stream whose slot was taken
  * away (it is marked failed).
+ *
+ * A stream whose slot is missing when the launcher starts (pg_upgrade, a
+ * file-level copy restored without pg_replslot, a promoted standby: the
+ * slots of PostgreSQL 15 are not on standbys) has no slot to be found by,
+ * so the launcher also looks for such streams once per start: it connects
+ * to no database but reads the shared catalog pg_database, and starts one
+ * short-lived check worker (mr_stream_check_main) per database that
+ * accepts connections and is not a template.  The check worker logs in as
+ * the bootstrap superuser, runs no user code, and marks every stream of
+ * its database that is neither failed nor restored and has no slot
+ * failed, with the reason and the way back
+ * (match_recognize_restore_streams()), in one log line per stream; under
+ * the stream lock, so that a stream being dropped or restored is seen as
+ * it is when that commits.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/tableam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
 #include "access/xlogdefs.h"
+#include "catalog/pg_database.h"
+#include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -32,7 +54,10 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 #include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
 #include "mr_stream.h"
@@ -174,6 +199,170 @@ tend_entry(LaunchEntry *e, TimestampTz now, long *wait_ms)
 	return true;
 }
 
+/* ---------- streams whose slot is missing at start ---------- */
+
+/*
+ * One check worker per database that can hold streams; a database whose
+ * worker cannot be started (no free worker slot) is logged and skipped:
+ * its streams' state then stays as it was (wait_stream still says there
+ * is no slot).
+ */
+static void
+start_checks(void)
+{
+	Relation	rel;
+	TableScanDesc scan;
+	HeapTuple	tup;
+	List	   *dbs = NIL;
+	ListCell   *lc;
+	MemoryContext cxt = CurrentMemoryContext;
+
+	StartTransactionCommand();
+	(void) GetTransactionSnapshot();
+	rel = table_open(DatabaseRelationId, AccessShareLock);
+	scan = table_beginscan_catalog(rel, 0, NULL);
+	while (HeapTupleIsValid(tup = heap_getnext(scan, ForwardScanDirection)))
+	{
+		Form_pg_database db = (Form_pg_database) GETSTRUCT(tup);
+		MemoryContext old;
+
+		if (!db->datallowconn || db->datistemplate)
+			continue;
+		old = MemoryContextSwitchTo(cxt);
+		dbs = lappend_oid(dbs, db->oid);
+		MemoryContextSwitchTo(old);
+	}
+	table_endscan(scan);
+	table_close(rel, AccessShareLock);
+	CommitTransactionCommand();
+
+	foreach(lc, dbs)
+	{
+		BackgroundWorker bgw;
+		BackgroundWorkerHandle *handle;
+
+		memset(&bgw, 0, sizeof(bgw));
+		bgw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+		bgw.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		bgw.bgw_restart_time = BGW_NEVER_RESTART;
+		snprintf(bgw.bgw_library_name, BGW_MAXLEN, "match_recognize");
+		snprintf(bgw.bgw_function_name, BGW_MAXLEN, "mr_stream_check_main");
+		snprintf(bgw.bgw_name, BGW_MAXLEN, "match_recognize stream check of database %u", lfirst_oid(lc));
+		snprintf(bgw.bgw_type, BGW_MAXLEN, "match_recognize stream check");
+		bgw.bgw_main_arg = ObjectIdGetDatum(lfirst_oid(lc));
+		if (!RegisterDynamicBackgroundWorker(&bgw, &handle))
+			ereport(WARNING,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("could not start the stream check of database %u", lfirst_oid(lc)),
+					 errdetail("Streams of that database whose replication slot is missing are not marked failed."),
+					 errhint("Raise max_worker_processes.")));
+		else
+			pfree(handle);
+	}
+	list_free(dbs);
+}
+
+/* mark one stream failed when it still has no slot, under its lock */
+static void
+check_stream(Oid catalog, int32 id, const char *slot)
+{
+	Relation	catrel;
+	HeapTuple	tup;
+	char	   *state;
+	char	   *why;
+	bool		isnull;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	mr_stream_lock(catalog, id, AccessExclusiveLock);
+	PushActiveSnapshot(GetLatestSnapshot());
+	catrel = table_open(catalog, RowExclusiveLock);
+	tup = mr_stream_row_by_id(catrel, id);
+	if (tup == NULL ||
+		strcmp(NameStr(*DatumGetName(mr_stream_row_get(catrel, tup, Anum_mrs_slot_name, &isnull))), slot) != 0)
+		goto done;
+	state = mr_stream_row_text(catrel, tup, Anum_mrs_state);
+	if (strcmp(state, "failed") == 0 || strcmp(state, "restored") == 0 ||
+		SearchNamedReplicationSlot(slot, true) != NULL || mr_stream_stopping(slot))
+		goto done;
+	why = psprintf("the replication slot \"%s\" of the stream did not exist when the server started "
+				   "(after pg_upgrade, a restore of a file-level copy without its slots, or a failover: "
+				   "slots are not copied to standbys), so its changes since then cannot be decoded; "
+				   "match_recognize_restore_streams() copies its source again and recomputes its output",
+				   slot);
+	ereport(WARNING,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("match_recognize stream %d of database \"%s\" failed: %s",
+					id, get_database_name(MyDatabaseId), why)));
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_state - 1] = CStringGetTextDatum("failed");
+	repl[Anum_mrs_state - 1] = true;
+	values[Anum_mrs_last_error - 1] = CStringGetTextDatum(why);
+	repl[Anum_mrs_last_error - 1] = true;
+	nulls[Anum_mrs_worker_pid - 1] = true;
+	repl[Anum_mrs_worker_pid - 1] = true;
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+done:
+	table_close(catrel, NoLock);
+	PopActiveSnapshot();
+}
+
+/* the check worker of one database (see the file's comment) */
+void
+mr_stream_check_main(Datum arg)
+{
+	Oid			dboid = DatumGetObjectId(arg);
+	Oid			catalog;
+	List	   *ids = NIL;
+	List	   *slots = NIL;
+	ListCell   *li,
+			   *ls;
+
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+	BackgroundWorkerInitializeConnectionByOid(dboid, InvalidOid, 0);
+	SetConfigOption("search_path", "pg_catalog, pg_temp", PGC_USERSET, PGC_S_SESSION);
+
+	StartTransactionCommand();
+	PushActiveSnapshot(GetTransactionSnapshot());
+	catalog = mr_stream_catalog_oid(true);
+	if (OidIsValid(catalog))
+	{
+		Relation	catrel = table_open(catalog, AccessShareLock);
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		if (mr_stream_catalog_is_current(catrel))
+		{
+			scan = systable_beginscan(catrel, InvalidOid, false, NULL, 0, NULL);
+			while (HeapTupleIsValid(tup = systable_getnext(scan)))
+			{
+				bool		isnull;
+				char	   *state = mr_stream_row_text(catrel, tup, Anum_mrs_state);
+				char	   *slot = NameStr(*DatumGetName(mr_stream_row_get(catrel, tup, Anum_mrs_slot_name, &isnull)));
+
+				CHECK_FOR_INTERRUPTS();
+				if (strcmp(state, "failed") == 0 || strcmp(state, "restored") == 0 ||
+					SearchNamedReplicationSlot(slot, true) != NULL)
+					continue;
+				ids = lappend_int(ids, DatumGetInt32(mr_stream_row_get(catrel, tup, Anum_mrs_id, &isnull)));
+				slots = lappend(slots, pstrdup(slot));
+			}
+			systable_endscan(scan);
+		}
+		table_close(catrel, AccessShareLock);
+	}
+	PopActiveSnapshot();
+	forboth(li, ids, ls, slots)
+		check_stream(catalog, lfirst_int(li), lfirst(ls));
+	CommitTransactionCommand();
+	proc_exit(0);
+}
+
 void
 mr_stream_launcher_main(Datum arg)
 {
@@ -186,6 +375,9 @@ mr_stream_launcher_main(Datum arg)
 	BackgroundWorkerUnblockSignals();
 
 	mr_stream_launcher_attach();
+	/* pg_database only (a shared catalog): see start_checks */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
+	start_checks();
 	entries = MemoryContextAllocZero(TopMemoryContext, sizeof(LaunchEntry) * maxentries);
 
 	while (!ShutdownRequestPending)

@@ -543,7 +543,8 @@ mr_stream_init(void)
 	shmem_startup_hook = mr_stream_shmem_startup;
 
 	memset(&bgw, 0, sizeof(bgw));
-	bgw.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	/* a connection to no database: pg_database (mr_stream_launcher.c) */
+	bgw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
 	bgw.bgw_start_time = BgWorkerStart_RecoveryFinished;
 	bgw.bgw_restart_time = 1;
 	snprintf(bgw.bgw_library_name, BGW_MAXLEN, "match_recognize");

@@ -33,8 +33,9 @@
  * under the stream lock; pause keeps the mark (state 'paused'; a worker
  * that finds that state after a restart sets it again), alter and resume
  * clear it, and a worker the launcher then starts waits for the stream
- * lock, so it reads the committed row.  Lateness is not alterable: a
- * checkpoint is rebuilt with the lateness it was written under.
+ * lock, so it reads the committed row.  A new lateness applies from a
+ * position in the WAL (alter_lateness): a checkpoint is rebuilt with the
+ * lateness it was written under, which it records.
  *
  * DDL (event triggers): sql_drop drops a stream that lost one of its
  * tables (its worker then drops the slot); ddl_command_end of ALTER TABLE
@@ -89,6 +90,7 @@
 #include "utils/fmgroids.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/pg_lsn.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
@@ -1836,13 +1838,103 @@ match_recognize_resume_stream(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
+static void restore_bind_lateness(Relation rel, HeapTuple tup, CreateArgs *a, const char *lateness);
+
 /*
- * match_recognize_alter_stream(name, batch_size, on_error, max_held_wal):
- * the given settings (NULL: unchanged) are written under the stream lock
- * with the worker stopped; the launcher then starts a worker that reads
- * them.  None of them changes what the stream writes: batch_size and
- * max_held_wal only how it gets there, on_error what it does with a row it
- * cannot process from then on.
+ * A new lateness for a stream (alter_stream): checked as create_stream
+ * checks it (bound again as the owner); written as the lateness column,
+ * with lateness_since, the last source transaction the stream processed:
+ * the worker processes the transactions up to it with the lateness of its
+ * checkpoint (checkpoint_lateness, kept from the lateness column when the
+ * checkpoint predates it) and the later ones with the new lateness.  A
+ * change that no transaction used yet is replaced, lateness_since kept.
+ */
+static void
+alter_lateness(StreamRef *r, HeapTuple tup, const char *text, Datum *values, bool *nulls, bool *repl)
+{
+	CreateArgs *a = palloc0(sizeof(CreateArgs));
+	Datum		kind;
+	bool		isnull;
+	Oid			typout;
+	bool		typvarlena;
+	char	   *cp_late;
+	bool		backfilled;
+	int			nest;
+
+	kind = mr_stream_row_get(r->rel, tup, Anum_mrs_kind, &isnull);
+	if (!isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the lateness of an interval join stream cannot be changed"),
+				 errhint("Drop the stream and create it again.")));
+	(void) kind;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	/* create_stream's notices were given when it was created */
+	nest = NewGUCNestLevel();
+	(void) set_config_option("client_min_messages", "warning", PGC_USERSET, PGC_S_SESSION,
+							 GUC_ACTION_SAVE, true, 0, false);
+	restore_bind_lateness(r->rel, tup, a, text);
+	AtEOXact_GUC(true, nest);
+	SPI_finish();
+	getTypeOutputInfo(a->late_type, &typout, &typvarlena);
+	values[Anum_mrs_lateness - 1] = CStringGetTextDatum(OidOutputFunctionCall(typout, a->lateness));
+	repl[Anum_mrs_lateness - 1] = true;
+	backfilled = DatumGetBool(mr_stream_row_get(r->rel, tup, Anum_mrs_backfilled, &isnull)) && !isnull;
+	if (backfilled)
+		(void) mr_stream_row_get(r->rel, tup, Anum_mrs_checkpoint_state, &isnull);
+	if (!backfilled || isnull)
+	{
+		/* no checkpoint yet: the backfill reads the lateness column */
+		nulls[Anum_mrs_checkpoint_lateness - 1] = true;
+		repl[Anum_mrs_checkpoint_lateness - 1] = true;
+		nulls[Anum_mrs_lateness_since - 1] = true;
+		repl[Anum_mrs_lateness_since - 1] = true;
+		return;
+	}
+	cp_late = mr_stream_row_text(r->rel, tup, Anum_mrs_checkpoint_lateness);
+	if (cp_late == NULL)
+	{
+		values[Anum_mrs_checkpoint_lateness - 1] =
+			CStringGetTextDatum(mr_stream_row_text(r->rel, tup, Anum_mrs_lateness));
+		repl[Anum_mrs_checkpoint_lateness - 1] = true;
+	}
+	else
+	{
+		Datum		since = mr_stream_row_get(r->rel, tup, Anum_mrs_lateness_since, &isnull);
+		Datum		last;
+		bool		lastnull;
+		XLogRecPtr	last_lsn;
+
+		last = mr_stream_row_get(r->rel, tup, Anum_mrs_last_lsn, &lastnull);
+		last_lsn = lastnull ? InvalidXLogRecPtr : DatumGetLSN(last);
+		/* the worker applies a change with a checkpoint: none can be half used */
+		if (!isnull && last_lsn > DatumGetLSN(since) &&
+			strcmp(cp_late, mr_stream_row_text(r->rel, tup, Anum_mrs_lateness)) != 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("stream \"%s\" processed transactions past its lateness change without a checkpoint", r->name)));
+		if (!isnull && last_lsn == DatumGetLSN(since))
+			return;				/* the pending change is replaced */
+	}
+	{
+		Datum		last = mr_stream_row_get(r->rel, tup, Anum_mrs_last_lsn, &isnull);
+
+		/* nothing processed since the backfill: from the first transaction */
+		values[Anum_mrs_lateness_since - 1] = isnull ? LSNGetDatum(InvalidXLogRecPtr) : last;
+		repl[Anum_mrs_lateness_since - 1] = true;
+	}
+}
+
+/*
+ * match_recognize_alter_stream(name, batch_size, on_error, max_held_wal,
+ * lateness): the given settings (NULL: unchanged) are written under the
+ * stream lock with the worker stopped; the launcher then starts a worker
+ * that reads them.  batch_size and max_held_wal change only how the
+ * stream gets to its output, on_error what it does with a row it cannot
+ * process from then on, lateness which rows are late from the first
+ * source transaction committed after the stream's last processed one
+ * (alter_lateness).
  */
 Datum
 match_recognize_alter_stream(PG_FUNCTION_ARGS)
@@ -1910,6 +2002,14 @@ match_recognize_alter_stream(PG_FUNCTION_ARGS)
 	{
 		stop_worker(&r);
 		tup = stream_lock_row(&r);
+		if (!PG_ARGISNULL(4))
+		{
+			if (strcmp(r.state, "failed") == 0 || strcmp(r.state, "restored") == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+						 errmsg("the lateness of stream \"%s\" cannot be changed in state %s", name, r.state)));
+			alter_lateness(&r, tup, text_to_cstring(PG_GETARG_TEXT_PP(4)), values, nulls, repl);
+		}
 		mr_stream_row_update(r.rel, tup, values, nulls, repl);
 	}
 	PG_CATCH();
@@ -1986,7 +2086,17 @@ PG_FUNCTION_INFO_V1(match_recognize_restore_streams);
  * with its search_path, and check what create_stream checks; no writes.
  */
 static void
+restore_bind_lateness(Relation rel, HeapTuple tup, CreateArgs *a, const char *lateness);
+
+static void
 restore_bind(Relation rel, HeapTuple tup, CreateArgs *a)
+{
+	restore_bind_lateness(rel, tup, a, NULL);
+}
+
+/* ... with another lateness (its text; NULL: the row's) */
+static void
+restore_bind_lateness(Relation rel, HeapTuple tup, CreateArgs *a, const char *lateness)
 {
 	bool		isnull;
 	Oid			owner = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_owner, &isnull));
@@ -2003,7 +2113,8 @@ restore_bind(Relation rel, HeapTuple tup, CreateArgs *a)
 	a->query = mr_stream_row_text(rel, tup, Anum_mrs_query);
 	a->late_type = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_lateness_type, &isnull));
 	getTypeInputInfo(a->late_type, &typinput, &typioparam);
-	a->lateness = OidInputFunctionCall(typinput, mr_stream_row_text(rel, tup, Anum_mrs_lateness),
+	a->lateness = OidInputFunctionCall(typinput,
+									   lateness ? unconstify(char *, lateness) : mr_stream_row_text(rel, tup, Anum_mrs_lateness),
 									   typioparam, -1);
 	a->idle_advance = DatumGetBool(mr_stream_row_get(rel, tup, Anum_mrs_idle_advance, &isnull));
 	a->batch_size = DatumGetInt32(mr_stream_row_get(rel, tup, Anum_mrs_batch_size, &isnull));
@@ -2107,6 +2218,38 @@ restore_write(Relation rel, CreateArgs *a, Oid owner)
 	repl[Anum_mrs_state - 1] = true;
 	nulls[Anum_mrs_last_error - 1] = true;
 	repl[Anum_mrs_last_error - 1] = true;
+	/* what the trigger forgets of a restored row, for a failed one too */
+#define SETV(anum, v) (values[(anum) - 1] = (v), repl[(anum) - 1] = true)
+#define SETNULL(anum) (nulls[(anum) - 1] = true, repl[(anum) - 1] = true)
+	SETNULL(Anum_mrs_worker_pid);
+	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
+	SETNULL(Anum_mrs_snapshot);
+	SETNULL(Anum_mrs_confirmed_lsn);
+	SETV(Anum_mrs_start_failures, Int32GetDatum(0));
+	SETV(Anum_mrs_rows_in, Int64GetDatum(0));
+	SETV(Anum_mrs_late_rows, Int64GetDatum(0));
+	SETV(Anum_mrs_null_rows, Int64GetDatum(0));
+	SETV(Anum_mrs_matches_out, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_out, Int64GetDatum(0));
+	SETV(Anum_mrs_skip_degraded, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_pending, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_retained, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_stored, Int64GetDatum(0));
+	SETNULL(Anum_mrs_max_seen);
+	SETNULL(Anum_mrs_watermark);
+	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
+	SETV(Anum_mrs_next_part, Int64GetDatum(1));
+	SETNULL(Anum_mrs_last_lsn);
+	SETNULL(Anum_mrs_last_commit_time);
+	SETNULL(Anum_mrs_checkpoint_lsn);
+	SETNULL(Anum_mrs_restart_lsn);
+	SETNULL(Anum_mrs_restart_seq);
+	SETNULL(Anum_mrs_checkpoint_state);
+	SETNULL(Anum_mrs_checkpointed_at);
+	SETNULL(Anum_mrs_checkpoint_lateness);
+	SETNULL(Anum_mrs_lateness_since);
+#undef SETV
+#undef SETNULL
 	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
 	repl[Anum_mrs_updated_at - 1] = true;
 	mr_stream_row_update(rel, tup, values, nulls, repl);
@@ -2114,11 +2257,31 @@ restore_write(Relation rel, CreateArgs *a, Oid owner)
 }
 
 /*
+ * A failed stream without its replication slot: the slot was missing at
+ * server start (mr_stream_launcher.c: pg_upgrade, a file-level copy, a
+ * failover) or given up past max_held_wal.  It cannot go on from where it
+ * was; restoring it starts it again from its source, as a restored one.
+ */
+static bool
+failed_without_slot(Relation rel, HeapTuple tup, const char *state)
+{
+	bool		isnull;
+	Datum		d;
+
+	if (strcmp(state, "failed") != 0)
+		return false;
+	d = mr_stream_row_get(rel, tup, Anum_mrs_slot_name, &isnull);
+	return isnull || NameStr(*DatumGetName(d))[0] == '\0' ||
+		SearchNamedReplicationSlot(NameStr(*DatumGetName(d)), true) == NULL;
+}
+
+/*
  * match_recognize_restore_streams(): starts again every stream whose
  * catalog row came back from a dump (state 'restored', see the trigger
- * match_recognize_stream_restored): a new slot, new internal tables, its
- * output recomputed from the source.  All slots are created first: a slot
- * cannot be created once the transaction has written.
+ * match_recognize_stream_restored), and every failed stream without its
+ * replication slot (failed_without_slot): a new slot, new internal tables,
+ * its output recomputed from the source.  All slots are created first: a
+ * slot cannot be created once the transaction has written.
  */
 Datum
 match_recognize_restore_streams(PG_FUNCTION_ARGS)
@@ -2150,7 +2313,7 @@ match_recognize_restore_streams(PG_FUNCTION_ARGS)
 		bool		isnull;
 
 		CHECK_FOR_INTERRUPTS();
-		if (strcmp(state, "restored") != 0)
+		if (strcmp(state, "restored") != 0 && !failed_without_slot(rel, tup, state))
 			continue;
 		a = palloc(sizeof(CreateArgs));
 		restore_bind(rel, tup, a);

@@ -156,7 +156,8 @@ mrs_save(Relation catrel, HeapTuple tup, const char *error)
 			SETV(Anum_mrs_last_lsn, LSNGetDatum(s->last_lsn));
 		if (s->last_commit_time != 0)
 			SETV(Anum_mrs_last_commit_time, TimestampTzGetDatum(s->last_commit_time));
-		(void) mrs_checkpoint_columns(values, nulls, repl);
+		if (mrs_checkpoint_columns(values, nulls, repl))
+			SETV(Anum_mrs_checkpoint_lateness, CStringGetTextDatum(mrs_lateness_text()));
 		/* how far after_commit may confirm the slot (mrs_confirm) */
 		s->confirm_pending = Max(s->confirm_limit, mrs_confirmable());
 		if (!XLogRecPtrIsInvalid(s->confirm_pending))
@@ -780,6 +781,7 @@ init_cycle(void)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	mrs_setup(catrel, tup);
+	s->late_type = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_lateness_type, &isnull));
 	mrs_load_state(catrel, tup);
 	s->start_lsn = s->last_lsn;
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_confirmed_lsn, &isnull);
@@ -1105,12 +1107,20 @@ mr_stream_worker_main(Datum arg)
 			/* where it happened (a partition, a row: mr_stream_part.c) */
 			if (edata->context != NULL)
 			{
+				StringInfoData buf;
 				char	   *c;
 
-				msg = psprintf("%s, in %s", msg, edata->context);
-				for (c = msg; *c; c++)
+				/* one line: the context lines, innermost first, by "; " */
+				initStringInfo(&buf);
+				appendStringInfo(&buf, "%s, in ", msg);
+				for (c = edata->context; *c; c++)
+				{
 					if (*c == '\n')
-						*c = ';';
+						appendStringInfoString(&buf, "; ");
+					else
+						appendStringInfoChar(&buf, *c);
+				}
+				msg = buf.data;
 			}
 			EmitErrorReport();
 			FlushErrorState();

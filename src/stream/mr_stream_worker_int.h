@@ -341,6 +341,13 @@ typedef struct MrsStream
 	XLogRecPtr	start_lsn;		/* last_lsn committed when the worker started */
 	bool		backfill_done;	/* this worker committed the backfill */
 	bool		made_progress;	/* the count was set back to zero */
+
+	/* a lateness changed by alter_stream (mr_stream_checkpoint.c) */
+	Oid			late_type;
+	bool		lateness_pending;	/* lateness_new applies from lateness_since */
+	Datum		lateness_new;
+	XLogRecPtr	lateness_since;
+	bool		lateness_switched;	/* applied: a checkpoint is due */
 } MrsStream;
 
 /*
@@ -441,6 +448,8 @@ extern void mrs_redo_done(void);
 extern void mrs_store_unstored(void);
 extern bool mrs_checkpoint_columns(Datum *values, bool *nulls, bool *replace);
 extern XLogRecPtr mrs_confirmable(void);
+extern void mrs_lateness_switch(XLogRecPtr commit_lsn);
+extern char *mrs_lateness_text(void);
 
 /* mr_stream_backfill.c */
 extern void mrs_backfill(void);
