@@ -153,7 +153,7 @@ COMMENT ON COLUMN match_recognize_stream.kind IS
 COMMENT ON COLUMN match_recognize_stream.output_watermark IS
 'the event time below which the stream writes no more output rows (interval joins: the watermark minus max(-lower, upper) of the bounds)';
 
-CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
+CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement DEFAULT NULL::text,
 	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
 	batch_size integer DEFAULT 100000, max_held_wal text DEFAULT '256MB')
 RETURNS void
@@ -438,3 +438,17 @@ ALTER TABLE match_recognize_stream
 
 COMMENT ON COLUMN match_recognize_stream.confirmed_lsn IS
 'how far the worker may confirm the stream''s replication slot, written before it does: a slot found further on was moved by someone else';
+
+-- Output watermarks and chains of streams (src/stream/mr_stream_watermark.c):
+-- the output columns a stream's output watermark bounds (NULL: none known),
+-- and whether a stream follows its source's published watermark (created
+-- without a lateness over another stream's output table).
+ALTER TABLE match_recognize_stream
+	ADD COLUMN watermark_columns text[],
+	ADD COLUMN follows boolean;
+GRANT SELECT (watermark_columns, follows) ON match_recognize_stream TO PUBLIC;
+
+COMMENT ON COLUMN match_recognize_stream.watermark_columns IS
+'the output columns whose values are never below the output watermark in an output row written after it was published';
+COMMENT ON COLUMN match_recognize_stream.follows IS
+'true: the watermark is the output watermark its source''s stream publishes (created without a lateness)';

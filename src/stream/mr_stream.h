@@ -90,6 +90,8 @@ enum
 	Anum_mrs_output_watermark,
 	Anum_mrs_start_failures,	/* the worker's columns (added last) */
 	Anum_mrs_confirmed_lsn,
+	Anum_mrs_watermark_columns,	/* output watermarks (mr_stream_watermark.c) */
+	Anum_mrs_follows,
 	Natts_mrs
 };
 
