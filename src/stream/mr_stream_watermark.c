@@ -15,8 +15,15 @@
  * absence threads too), a pending match held back by a longer alternative,
  * an unmatched row not yet reported, in live and in suspended partition
  * runs alike.  mr_runtime's checkpoint says where that restart is
- * (MrRuntimeCheckpoint.matcher_from); the event time of that row, in a
- * partition that still keeps it, is the partition's bound.
+ * (MrRuntimeCheckpoint.matcher_from); with WITHIN, no undecided match
+ * starts before the partition's expire_from either (expiry dropped those
+ * partial matches and decided what they held back).  The event time of
+ * that row, in a partition that still keeps it, is the partition's bound.
+ * The bound is conservative where the runtime is: a restart point may rest
+ * on a partition's last row until its next row or its WITHIN deadline
+ * moves it, so a quiet partition without WITHIN holds W at its last row
+ * (which is exact when that row can still start a match, as a pattern
+ * whose first variable is always true does).
  *
  * Invariant: an output row the stream writes in a transaction committed
  * after W was published has, in every bounded column, a value >= W.  The
@@ -72,6 +79,7 @@
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/pg_type.h"
+#include "nodes/primnodes.h"
 #include "replication/message.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
@@ -81,6 +89,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
+#include "mr_ijoin_bind.h"
 #include "mr_stream_watermark.h"
 #include "mr_stream_worker_int.h"
 
@@ -344,6 +353,58 @@ mr_stream_zero_lateness(Oid keytype, Oid *late_type)
 	}
 }
 
+/* ---------- interval join streams ---------- */
+
+/*
+ * An interval join's output watermark, w - max(0, -lower, upper), bounds
+ * both sides' time columns copied to the output (src/core/mr_ijoin.c): a
+ * pair written later has a row that arrived later (not late: >= w) and a
+ * partner within the bounds of it; an outer row padded later had its
+ * horizon still open.
+ */
+Datum
+mr_stream_join_watermark_columns(const MrIjBound *b, bool *isnull)
+{
+	Datum	   *names = palloc(sizeof(Datum) * Max(list_length(b->tlist), 1));
+	int			n = 0;
+	ListCell   *lc;
+	int			s;
+
+	foreach(lc, b->tlist)
+	{
+		TargetEntry *te = lfirst_node(TargetEntry, lc);
+		Var		   *v = (Var *) te->expr;
+
+		if (te->resjunk || te->resname == NULL || !IsA(v, Var) || v->varlevelsup != 0)
+			continue;
+		for (s = 0; s < 2; s++)
+			if ((Index) v->varno == b->rti[s] && v->varattno == b->time_attno[s])
+			{
+				names[n++] = CStringGetTextDatum(te->resname);
+				break;
+			}
+	}
+	*isnull = n == 0;
+	return n == 0 ? (Datum) 0 :
+		PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
+}
+
+static char *join_published = NULL;
+
+void
+mr_stream_join_publish(Oid output, const char *w)
+{
+	char	   *msg;
+
+	if (join_published != NULL && strcmp(join_published, w) == 0)
+		return;
+	msg = psprintf("%u %s", output, w);
+	(void) LogLogicalMessage(MR_STREAM_WATERMARK_PREFIX, msg, strlen(msg), true);
+	if (join_published != NULL)
+		pfree(join_published);
+	join_published = MemoryContextStrdup(TopMemoryContext, w);
+}
+
 /* ---------- the worker: publishing ---------- */
 
 static bool have_published = false;
@@ -390,6 +451,9 @@ output_watermark(Datum *w)
 		if (p == NULL || p->n == 0)
 			continue;
 		from = Max(p->cp.matcher_from, p->first);
+		/* WITHIN: no undecided match starts before expire_from any more */
+		if (s->has_within)
+			from = Max(from, p->expire_from);
 		if (from >= p->first + p->n)
 			continue;
 		row = mrs_part_row(p, (int32) (from - p->first));

@@ -31,6 +31,17 @@ extern bool mr_stream_can_follow(Oid catalog, Oid source, const char *lead_name,
 /* the lateness a following stream is stored with: zero, of a type for key */
 extern Datum mr_stream_zero_lateness(Oid keytype, Oid *late_type);
 
+/* ---------- interval join streams (mr_stream_join*.c) ---------- */
+
+struct MrIjBound;
+
+/* the output columns an interval join's output watermark bounds */
+extern Datum mr_stream_join_watermark_columns(const struct MrIjBound *b, bool *isnull);
+
+/* publish w (text of the time) for output, when it changed; in the
+ * transaction that writes the catalog row's output_watermark */
+extern void mr_stream_join_publish(Oid output, const char *w);
+
 /* ---------- the worker of a MATCH_RECOGNIZE stream ---------- */
 
 #if defined(__GNUC__)
