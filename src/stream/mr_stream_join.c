@@ -95,6 +95,7 @@
 #include "mr_stream.h"
 #include "mr_stream_join.h"
 #include "mr_stream_proto.h"
+#include "mr_stream_watermark.h"
 
 #define JS_DECODE_MS	500
 #define JS_IDLE_MS		50
@@ -747,7 +748,11 @@ save_row(Relation catrel, HeapTuple tup, bool with_state)
 				SETNULL(Anum_mrs_watermark);
 			t = time_text(mr_ijoin_output_watermark(mr_ijrun_engine(js.run)));
 			if (t)
+			{
 				SETV(Anum_mrs_output_watermark, CStringGetTextDatum(t));
+				/* after this cycle's output, for a stream over ours */
+				mr_stream_join_publish(js.output, t);
+			}
 			else
 				SETNULL(Anum_mrs_output_watermark);
 		}
