@@ -64,6 +64,7 @@
 #include "mr_rewrite.h"
 #include "mr_stream.h"
 #include "mr_stream_join.h"
+#include "mr_stream_watermark.h"
 
 /*
  * Is the query an interval join for this file: no MATCH_RECOGNIZE, one
@@ -389,6 +390,13 @@ join_insert_row(JoinCreate *c, const char *query, Datum lateness, Oid late_type,
 	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
 	SETV(Anum_mrs_next_part, Int64GetDatum(1));
 	SETV(Anum_mrs_kind, CStringGetTextDatum(MR_STREAM_KIND_JOIN));
+	{
+		bool		wmnull;
+		Datum		wmcols = mr_stream_join_watermark_columns(c->b, &wmnull);
+
+		if (!wmnull)
+			SETV(Anum_mrs_watermark_columns, wmcols);
+	}
 #undef SETV
 	rel = table_open(c->catalog, RowExclusiveLock);
 	CatalogTupleInsert(rel, heap_form_tuple(RelationGetDescr(rel), values, nulls));
