@@ -389,6 +389,50 @@ mr_stream_join_watermark_columns(const MrIjBound *b, bool *isnull)
 		PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
+Datum
+mr_stream_join_follow(const MrIjBound *b, Oid *late_type)
+{
+	Oid			catalog = mr_stream_catalog_oid(false);
+	int			s;
+
+	for (s = 0; s < 2; s++)
+		(void) mr_stream_can_follow(catalog, b->relid[s],
+									get_attname(b->relid[s], b->time_attno[s], false), true);
+	if (b->time_type == TIMESTAMPOID || b->time_type == TIMESTAMPTZOID || b->time_type == DATEOID)
+	{
+		*late_type = INTERVALOID;
+		return DirectFunctionCall3(interval_in, CStringGetDatum("0"),
+								   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	}
+	*late_type = INT8OID;
+	return Int64GetDatum(0);
+}
+
+bool
+mr_stream_join_message(const MrIjBound *b, const char *prefix, const char *msg, Size sz,
+					   int *sides, int64 *w)
+{
+	char	   *text;
+	char	   *end;
+	unsigned long oid;
+	Oid			in,
+				ioparam;
+	Datum		d;
+
+	if (strcmp(prefix, MR_STREAM_WATERMARK_PREFIX) != 0)
+		return false;
+	text = pnstrdup(msg, sz);
+	oid = strtoul(text, &end, 10);
+	if (end == text || *end != ' ')
+		return false;
+	*sides = ((Oid) oid == b->relid[0] ? 1 : 0) | ((Oid) oid == b->relid[1] ? 2 : 0);
+	if (*sides == 0)
+		return false;
+	getTypeInputInfo(b->time_type, &in, &ioparam);
+	d = OidInputFunctionCall(in, end + 1, ioparam, -1);
+	return mr_ijoin_time_value(b, d, false, w);
+}
+
 static char *join_published = NULL;
 
 void

@@ -35,6 +35,21 @@ extern Datum mr_stream_zero_lateness(Oid keytype, Oid *late_type);
 
 struct MrIjBound;
 
+/*
+ * An interval join without a lateness: each side must be the output of a
+ * stream whose output watermark bounds the side's time column (else an
+ * error); returns the zero lateness to store, of type *late_type.
+ */
+extern Datum mr_stream_join_follow(const struct MrIjBound *b, Oid *late_type);
+
+/*
+ * A decoded message that publishes a watermark for a side of join b: true
+ * with the time in *w and the sides it is for in *sides (bit 0: left, bit
+ * 1: right; both for a self-join).
+ */
+extern bool mr_stream_join_message(const struct MrIjBound *b, const char *prefix,
+								   const char *msg, Size sz, int *sides, int64 *w);
+
 /* the output columns an interval join's output watermark bounds */
 extern Datum mr_stream_join_watermark_columns(const struct MrIjBound *b, bool *isnull);
 
