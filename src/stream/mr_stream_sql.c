@@ -1126,13 +1126,8 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	/* an interval join: mr_stream_join_sql.c */
 	if (mr_stream_join_wanted(a.query))
 	{
-		if (a.follow)
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("an interval join stream needs a lateness"),
-					 errdetail("An interval join does not follow the watermark of the streams it reads yet.")));
 		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
-							  a.idle_advance, a.batch_size);
+							  a.idle_advance, a.batch_size, a.follow);
 		PG_RETURN_VOID();
 	}
 	bind_query(&a);
