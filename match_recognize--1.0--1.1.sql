@@ -378,3 +378,5 @@ COMMENT ON COLUMN match_recognize_stream.watermark_columns IS
 'the output columns whose values are never below the output watermark in an output row written after it was published';
 COMMENT ON COLUMN match_recognize_stream.follows IS
 'true: the watermark is the output watermark its source''s stream publishes (created without a lateness)';
+COMMENT ON COLUMN match_recognize_stream.output_watermark IS
+'the output watermark last published: no output row written after it has a value below it in a column of watermark_columns';
