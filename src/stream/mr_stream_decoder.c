@@ -63,7 +63,6 @@
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/datum.h"
 #include "utils/timestamp.h"
 
 #include "mr_stream_proto.h"
@@ -214,11 +213,12 @@ sink_message(MrStreamSink *sink, const char *prefix, const char *content, Size s
 
 	if (dec.action != TXN_PROCESS || dec.bad)
 		return;					/* a rebuild takes the checkpoint's watermark */
-	old = MemoryContextSwitchTo(s->cxt);
+	/* the commit callback takes it in this cycle (mrs_set_max_seen copies) */
+	old = MemoryContextSwitchTo(s->cyclecxt);
 	if (mrs_watermark_message(prefix, content, size, &w) &&
 		(!dec.have_wm || mrs_key_cmp(w, dec.wm) > 0))
 	{
-		dec.wm = datumCopy(w, s->keybyval, s->keylen);
+		dec.wm = w;
 		dec.have_wm = true;
 	}
 	MemoryContextSwitchTo(old);
