@@ -220,9 +220,15 @@ js_message(MrStreamSink *sink, const char *prefix, const char *content, Size siz
 	int			sides;
 	int64		w;
 	int			s;
+	bool		ok;
+	MemoryContext old;
 
-	if (!js.follows || js.skip_txn || js.bad ||
-		!mr_stream_join_message(js.b, prefix, content, size, &sides, &w))
+	if (!js.follows || js.skip_txn || js.bad)
+		return;
+	old = MemoryContextSwitchTo(js.cyclecxt);
+	ok = mr_stream_join_message(js.b, prefix, content, size, &sides, &w);
+	MemoryContextSwitchTo(old);
+	if (!ok)
 		return;
 	for (s = 0; s < 2; s++)
 		if ((sides & (1 << s)) && (!js.txn_wm[s] || w > js.txn_wmv[s]))
