@@ -90,6 +90,27 @@ SELECT make_level2('live1', 'live2');
 SELECT name, lateness, follows, watermark_columns FROM match_recognize_stream
 WHERE name IN ('public.live1', 'public.live2') ORDER BY name;
 
+-- the columns an output watermark bounds: a match row's event time
+-- (FIRST/LAST/MIN/MAX of ts or a variable's ts, the bare ts, ts copied
+-- under ALL ROWS PER MATCH), not offsets, PREV or arithmetic
+CREATE TABLE ev (k text, ts timestamptz, v int);
+SET client_min_messages = warning;
+SELECT match_recognize_create_stream('m_one',
+  $$SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+      MEASURES FIRST(ts) AS f, FINAL LAST(b.ts) AS l, MIN(ts) AS mn, MAX(a.ts) AS mx, a.ts AS bare,
+               FIRST(ts, 1) AS f1, PREV(ts) AS p, LAST(ts) + interval '1 second' AS plus, COUNT(*) AS n
+      PATTERN (a b+) DEFINE a AS v = 0, b AS v > 0)$$, lateness => interval '1 minute');
+SELECT match_recognize_create_stream('m_all',
+  $$SELECT * FROM ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+      MEASURES RUNNING LAST(ts) AS rl, CLASSIFIER() AS c
+      ALL ROWS PER MATCH PATTERN (a b+) DEFINE a AS v = 0, b AS v > 0)$$, lateness => interval '1 minute');
+RESET client_min_messages;
+SELECT name, watermark_columns FROM match_recognize_stream
+WHERE name IN ('public.m_one', 'public.m_all') ORDER BY name;
+SELECT match_recognize_drop_stream('m_one');
+SELECT match_recognize_drop_stream('m_all');
+DROP TABLE ev, m_one, m_all;
+
 -- 1. live: 25 blocks of 4 minutes, each in 3 transactions in shuffled
 -- order (out of order within level 1's lateness: no row is late)
 SELECT format('INSERT INTO live SELECT * FROM ticks(%s, %s) t WHERE abs(hashint4(extract(epoch FROM t.ts)::int)) %% 3 = %s ORDER BY md5(t.ts::text)',
