@@ -131,7 +131,7 @@ GRANT SELECT (id, name, owner, source, output, search_path, lateness, lateness_t
 	ON match_recognize_stream TO PUBLIC;
 
 DROP FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer);
-CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement,
+CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement DEFAULT NULL::text,
 	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
 	batch_size integer DEFAULT 100000, max_held_wal text DEFAULT '256MB')
 RETURNS void
@@ -499,3 +499,18 @@ $fn$;
 
 COMMENT ON FUNCTION match_recognize_wait_stream(text, interval) IS
 'waits until the stream has processed every change committed before the call (or has failed); false on timeout, an error when the stream has no replication slot';
+-- Output watermarks and chains of streams (src/stream/mr_stream_watermark.c):
+-- the output columns a stream's output watermark bounds (NULL: none known),
+-- and whether a stream follows its source's published watermark (created
+-- without a lateness over another stream's output table).
+ALTER TABLE match_recognize_stream
+	ADD COLUMN watermark_columns text[],
+	ADD COLUMN follows boolean;
+GRANT SELECT (watermark_columns, follows) ON match_recognize_stream TO PUBLIC;
+
+COMMENT ON COLUMN match_recognize_stream.watermark_columns IS
+'the output columns whose values are never below the output watermark in an output row written after it was published';
+COMMENT ON COLUMN match_recognize_stream.follows IS
+'true: the watermark is the output watermark its source''s stream publishes (created without a lateness)';
+COMMENT ON COLUMN match_recognize_stream.output_watermark IS
+'the output watermark last published: no output row written after it has a value below it in a column of watermark_columns';

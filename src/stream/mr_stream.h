@@ -95,6 +95,8 @@ enum
 	Anum_mrs_timeouts_out,
 	Anum_mrs_checkpoint_lateness,	/* lateness changes (alter_stream) */
 	Anum_mrs_lateness_since,
+	Anum_mrs_watermark_columns,	/* output watermarks (mr_stream_watermark.c) */
+	Anum_mrs_follows,
 	Natts_mrs
 };
 

@@ -34,6 +34,7 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
+#include "mr_stream_watermark.h"
 #include "mr_stream_worker_int.h"
 
 #define MRS_BACKFILL_FETCH	1000
@@ -147,7 +148,9 @@ backfill_count(void)
 	max = SPI_getbinval(tt->vals[0], tt->tupdesc, 3, &isnull);
 	s->rows_in += nulls;
 	s->null_rows += nulls;
-	if (!isnull)
+	if (s->follows)
+		mrs_watermark_backfill();	/* the upstream's, as the snapshot saw it */
+	else if (!isnull)
 		mrs_set_max_seen(max);
 	return total;
 }
@@ -168,7 +171,7 @@ backfill_row(HeapTuple tup, TupleDesc desc, MrsPart *cur, int64 *since_settle)
 	s->rows_in++;
 	mrs_row_deform(row, values, nulls);
 	p = mrs_part_lookup(values, nulls, true);
-	if (mrs_key_cmp(row->key, s->watermark) >= 0)
+	if (!s->have_max || mrs_key_cmp(row->key, s->watermark) >= 0)
 	{
 		row->part = p;
 		mrs_pending_add(row);

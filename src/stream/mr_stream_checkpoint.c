@@ -67,6 +67,7 @@
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 
+#include "mr_stream_watermark.h"
 #include "mr_stream_worker_int.h"
 
 #define MRS_CHECKPOINT_SECONDS	10
@@ -635,6 +636,7 @@ mrs_checkpoint_columns(Datum *values, bool *nulls, bool *replace)
 {
 	MrsStream  *s = MyStream;
 
+	mrs_watermark_columns_save(values, nulls, replace);
 	if (!s->cp_wanted)
 		return false;
 #define SETV(anum, v) (values[(anum) - 1] = (v), nulls[(anum) - 1] = false, replace[(anum) - 1] = true)

@@ -22,6 +22,13 @@
  * it stops the stream before the transaction took effect (what the
  * transactions before it completed is written; nothing after it is read).
  *
+ * A stream that follows its source's watermark (mr_stream_watermark.c)
+ * also takes the transactional messages its source's stream publishes
+ * there: the largest watermark of a transaction is followed at its commit,
+ * after its rows; a transaction with such a message and no row is
+ * processed like one with rows (last_lsn moves to it).  A rebuild ignores
+ * them: the checkpoint has the watermark.
+ *
  * Which transactions are taken (MyStream->mode):
  *	NORMAL	those ending after last_lsn that the backfill snapshot did not
  *			see: each is ingested (mr_stream_ingest.c);
@@ -59,6 +66,7 @@
 #include "utils/timestamp.h"
 
 #include "mr_stream_proto.h"
+#include "mr_stream_watermark.h"
 #include "mr_stream_worker_int.h"
 
 /* a cycle decodes for at most this long before it processes what it has */
@@ -82,6 +90,8 @@ typedef struct Decoder
 	int64		nrows;
 	int64		cap;
 	bool		stop;			/* end the read after this transaction */
+	bool		have_wm;		/* the source's stream published a watermark */
+	Datum		wm;				/* ... the largest, in the worker's memory */
 } Decoder;
 
 static Decoder dec;
@@ -123,6 +133,7 @@ sink_begin(MrStreamSink *sink, ReorderBufferTXN *txn)
 	dec.action = txn_action(txn);
 	dec.bad = 0;
 	dec.nrows = 0;
+	dec.have_wm = false;
 }
 
 static void
@@ -192,6 +203,27 @@ sink_other(MrStreamSink *sink, char kind)
 		dec.bad = kind;
 }
 
+/* a watermark the source's stream published (mr_stream_watermark.c) */
+static void
+sink_message(MrStreamSink *sink, const char *prefix, const char *content, Size size)
+{
+	MrsStream  *s = MyStream;
+	MemoryContext old;
+	Datum		w;
+
+	if (dec.action != TXN_PROCESS || dec.bad)
+		return;					/* a rebuild takes the checkpoint's watermark */
+	/* the commit callback takes it in this cycle (mrs_set_max_seen copies) */
+	old = MemoryContextSwitchTo(s->cyclecxt);
+	if (mrs_watermark_message(prefix, content, size, &w) &&
+		(!dec.have_wm || mrs_key_cmp(w, dec.wm) > 0))
+	{
+		dec.wm = w;
+		dec.have_wm = true;
+	}
+	MemoryContextSwitchTo(old);
+}
+
 /* the transaction changed the source other than by INSERT: stop before it */
 static void
 txn_failed(ReorderBufferTXN *txn)
@@ -232,8 +264,13 @@ sink_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 					 errmsg("stream %d: a transaction its checkpoint kept rows of changed the source other than by INSERT", s->id)));
 		return;
 	}
-	if (dec.nrows == 0)
-		return;					/* it did not touch the source */
+	if (dec.nrows == 0 && !dec.have_wm)
+	{
+		/* it did not touch the source (a rebuild may end at it) */
+		if (dec.action == TXN_REBUILD && txn->end_lsn == s->cp_lsn)
+			mrs_rebuild_done();
+		return;
+	}
 	if (dec.action == TXN_REBUILD)
 	{
 		/* numbered again from the checkpoint's restart_seq (mrs_restore) */
@@ -251,11 +288,20 @@ sink_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 	/* a lateness change applies from this transaction on (alter_stream) */
 	if (s->lateness_pending)
 		mrs_lateness_switch(txn->final_lsn);
-	t = mrs_txn_begin(txn->final_lsn, s->next_seq);
-	for (i = 0; i < dec.nrows; i++)
+	if (dec.nrows > 0)
 	{
-		dec.rows[i]->seq = s->next_seq++;
-		mrs_ingest(dec.rows[i], t);
+		t = mrs_txn_begin(txn->final_lsn, s->next_seq);
+		for (i = 0; i < dec.nrows; i++)
+		{
+			dec.rows[i]->seq = s->next_seq++;
+			mrs_ingest(dec.rows[i], t);
+		}
+	}
+	/* after the rows it wrote before it: they are above the previous one */
+	if (dec.have_wm)
+	{
+		mrs_watermark_follow(dec.wm);
+		dec.have_wm = false;
 	}
 	s->cycle_rows += dec.nrows;
 	s->rows_since_cp += dec.nrows;
@@ -315,6 +361,7 @@ mrs_decoder_start(void)
 	dec.sink.insert_tuple = sink_insert_tuple;
 	dec.sink.other = sink_other;
 	dec.sink.commit = sink_commit;
+	dec.sink.message = sink_message;
 	mr_stream_proto_set_sink(&dec.sink);
 	old = MemoryContextSwitchTo(s->cxt);
 	dec.ctx = CreateDecodingContext(InvalidXLogRecPtr, NIL, false,

@@ -154,7 +154,8 @@ mrs_ingest(MrsRow *row, uint64 txn)
 	row->txn = txn;
 	row->part = mrs_part_lookup(values, nulls, true);
 	mrs_pending_add(row);
-	if (!s->have_max || mrs_key_cmp(row->key, s->max_seen) > 0)
+	/* a stream that follows its source's watermark: mr_stream_watermark.c */
+	if (!s->follows && (!s->have_max || mrs_key_cmp(row->key, s->max_seen) > 0))
 		mrs_set_max_seen(row->key);
 }
 
@@ -179,7 +180,7 @@ mrs_advance_clock(void)
 	MrsStream  *s = MyStream;
 	Datum		now;
 
-	if (!s->idle_advance)
+	if (!s->idle_advance || s->follows)
 		return;
 	now = clock_key();
 	/* the catalog shows it when something else is written */

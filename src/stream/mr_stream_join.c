@@ -95,6 +95,7 @@
 #include "mr_stream.h"
 #include "mr_stream_join.h"
 #include "mr_stream_proto.h"
+#include "mr_stream_watermark.h"
 
 #define JS_DECODE_MS	500
 #define JS_IDLE_MS		50
@@ -126,6 +127,8 @@ typedef struct JsTxn
 	TimestampTz commit_time;
 	int64		first;
 	int64		n;
+	bool		wm[2];			/* follows: the watermark published for a side */
+	int64		wmv[2];
 } JsTxn;
 
 typedef struct JStream
@@ -146,6 +149,7 @@ typedef struct JStream
 	Oid			output;
 	Oid			late_table;
 	int			batch_size;
+	bool		follows;		/* each side follows its stream's watermark */
 	SPIPlanPtr	out_plan;
 	SPIPlanPtr	late_plan;
 	int			out_natts;		/* the join's columns (then _match_id) */
@@ -181,6 +185,8 @@ typedef struct JStream
 	char		bad;			/* 'U', 'D', 'T', 'I' (infinite time) */
 	Oid			bad_rel;
 	int64		txn_first;
+	bool		txn_wm[2];		/* follows: watermarks of the transaction */
+	int64		txn_wmv[2];
 	bool		stop;
 	XLogRecPtr	decoded_upto;
 	XLogRecPtr	last_confirmed;
@@ -204,6 +210,32 @@ js_begin(MrStreamSink *sink, ReorderBufferTXN *txn)
 	js.skip_txn = js.failing || txn->end_lsn <= js.last_lsn;
 	js.bad = 0;
 	js.txn_first = js.nrows;
+	js.txn_wm[0] = js.txn_wm[1] = false;
+}
+
+/* follows: the watermark a side's stream publishes (mr_stream_watermark.c) */
+static void
+js_message(MrStreamSink *sink, const char *prefix, const char *content, Size size)
+{
+	int			sides;
+	int64		w;
+	int			s;
+	bool		ok;
+	MemoryContext old;
+
+	if (!js.follows || js.skip_txn || js.bad)
+		return;
+	old = MemoryContextSwitchTo(js.cyclecxt);
+	ok = mr_stream_join_message(js.b, prefix, content, size, &sides, &w);
+	MemoryContextSwitchTo(old);
+	if (!ok)
+		return;
+	for (s = 0; s < 2; s++)
+		if ((sides & (1 << s)) && (!js.txn_wm[s] || w > js.txn_wmv[s]))
+		{
+			js.txn_wm[s] = true;
+			js.txn_wmv[s] = w;
+		}
 }
 
 static bool
@@ -265,6 +297,7 @@ static void
 js_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 {
 	MemoryContext old;
+	int			s;
 
 	if (js.skip_txn)
 		return;
@@ -287,7 +320,7 @@ js_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 		js.stop = true;
 		return;
 	}
-	if (js.nrows == js.txn_first)
+	if (js.nrows == js.txn_first && !js.txn_wm[0] && !js.txn_wm[1])
 		return;					/* it did not touch the inputs */
 	if (js.ntxns == js.txns_cap)
 	{
@@ -299,6 +332,11 @@ js_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 	js.txns[js.ntxns].commit_time = txn->xact_time.commit_time;
 	js.txns[js.ntxns].first = js.txn_first;
 	js.txns[js.ntxns].n = js.nrows - js.txn_first;
+	for (s = 0; s < 2; s++)
+	{
+		js.txns[js.ntxns].wm[s] = js.txn_wm[s];
+		js.txns[js.ntxns].wmv[s] = js.txn_wmv[s];
+	}
 	js.ntxns++;
 	if (js.nrows >= js.batch_size)
 		js.stop = true;
@@ -352,6 +390,7 @@ decoder_start(void)
 	ReplicationSlotAcquire(js.slot_name, true);
 	js.sink.source = js.b->relid[0];
 	js.sink.begin = js_begin;
+	js.sink.message = js_message;
 	js.sink.insert = js_insert_unused;
 	js.sink.insert_tuple = js_insert_tuple_unused;
 	js.sink.other = js_other_unused;
@@ -598,6 +637,13 @@ process_txn(const JsTxn *t)
 			have[s] = true;
 		}
 	}
+	/* follows: a side's largest time is its stream's watermark, after its rows */
+	if (js.follows)
+		for (s = 0; s < 2; s++)
+		{
+			have[s] = t->wm[s];
+			mx[s] = t->wmv[s];
+		}
 	for (s = 0; s < 2; s++)
 		if (have[s] && (!js.have_max[s] || mx[s] > js.max_seen[s]))
 		{
@@ -747,7 +793,11 @@ save_row(Relation catrel, HeapTuple tup, bool with_state)
 				SETNULL(Anum_mrs_watermark);
 			t = time_text(mr_ijoin_output_watermark(mr_ijrun_engine(js.run)));
 			if (t)
+			{
 				SETV(Anum_mrs_output_watermark, CStringGetTextDatum(t));
+				/* after this cycle's output, for a stream over ours */
+				mr_stream_join_publish(js.output, t);
+			}
 			else
 				SETNULL(Anum_mrs_output_watermark);
 		}
@@ -803,6 +853,8 @@ setup(Relation catrel, HeapTuple tup)
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_late_table, &isnull);
 	js.late_table = isnull ? InvalidOid : DatumGetObjectId(d);
 	js.batch_size = DatumGetInt32(mr_stream_row_get(catrel, tup, Anum_mrs_batch_size, &isnull));
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_follows, &isnull);
+	js.follows = !isnull && DatumGetBool(d);
 	js.run = mr_ijrun_create(js.b, js.desc, emit, NULL);
 	prepare_output();
 

@@ -28,7 +28,7 @@
 extern bool mr_stream_join_wanted(const char *query);
 extern void mr_stream_join_create(text *name, const char *query, Datum lateness,
 								  Oid late_type, const char *late_name,
-								  bool idle_advance, int32 batch_size);
+								  bool idle_advance, int32 batch_size, bool follow);
 extern int64 mr_stream_join_lateness(const MrIjBound *b, Oid late_type, Datum lateness);
 extern Datum mr_stream_join_time_datum(const MrIjBound *b, int64 t, bool *ok);
 

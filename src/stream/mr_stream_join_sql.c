@@ -64,6 +64,7 @@
 #include "mr_rewrite.h"
 #include "mr_stream.h"
 #include "mr_stream_join.h"
+#include "mr_stream_watermark.h"
 
 /*
  * Is the query an interval join for this file: no MATCH_RECOGNIZE, one
@@ -269,6 +270,7 @@ typedef struct JoinCreate
 	char	   *slot_name;
 	Oid			output;
 	Oid			late_rel;
+	bool		follows;		/* no lateness: both sides follow their stream */
 } JoinCreate;
 
 /* 2. id, lock, slot: nothing is written before the slot exists */
@@ -389,6 +391,14 @@ join_insert_row(JoinCreate *c, const char *query, Datum lateness, Oid late_type,
 	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
 	SETV(Anum_mrs_next_part, Int64GetDatum(1));
 	SETV(Anum_mrs_kind, CStringGetTextDatum(MR_STREAM_KIND_JOIN));
+	SETV(Anum_mrs_follows, BoolGetDatum(c->follows));
+	{
+		bool		wmnull;
+		Datum		wmcols = mr_stream_join_watermark_columns(c->b, &wmnull);
+
+		if (!wmnull)
+			SETV(Anum_mrs_watermark_columns, wmcols);
+	}
 #undef SETV
 	rel = table_open(c->catalog, RowExclusiveLock);
 	CatalogTupleInsert(rel, heap_form_tuple(RelationGetDescr(rel), values, nulls));
@@ -401,7 +411,8 @@ join_insert_row(JoinCreate *c, const char *query, Datum lateness, Oid late_type,
  */
 void
 mr_stream_join_create(text *name, const char *query, Datum lateness, Oid late_type,
-					  const char *late_name, bool idle_advance, int32 batch_size)
+					  const char *late_name, bool idle_advance, int32 batch_size,
+					  bool follow)
 {
 	JoinCreate	c;
 	MrTextOrigin origin;
@@ -413,6 +424,10 @@ mr_stream_join_create(text *name, const char *query, Datum lateness, Oid late_ty
 	c.b = mr_ijoin_bind(query, &origin);
 	check_input(c.b->relid[0]);
 	check_input(c.b->relid[1]);
+	/* no lateness: each side follows its stream (mr_stream_watermark.c) */
+	c.follows = follow;
+	if (follow)
+		lateness = mr_stream_join_follow(c.b, &late_type);
 	if (late_type == UNKNOWNOID || late_type == TEXTOID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),

@@ -134,6 +134,17 @@ proto_commit(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr comm
 	st->sink->commit(st->sink, txn);
 }
 
+/* a transactional logical decoding message, in its place in the transaction */
+static void
+proto_message(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, XLogRecPtr lsn,
+			  bool transactional, const char *prefix, Size sz, const char *message)
+{
+	ProtoState *st = ctx->output_plugin_private;
+
+	if (transactional && st->sink->message != NULL)
+		st->sink->message(st->sink, prefix, message, sz);
+}
+
 /*
  * Is rel the source or a partition of it (cached per session)?  Returns a
  * copy: catalog access can run the relcache callback, which frees the hash.
@@ -324,5 +335,6 @@ _PG_output_plugin_init(OutputPluginCallbacks *cb)
 	cb->change_cb = proto_change;
 	cb->truncate_cb = proto_truncate;
 	cb->commit_cb = proto_commit;
+	cb->message_cb = proto_message;
 	cb->shutdown_cb = proto_shutdown;
 }

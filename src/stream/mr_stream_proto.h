@@ -19,6 +19,9 @@
  *									insert itself)
  *	other(kind)						'U', 'D' or 'T': an UPDATE, DELETE or
  *									TRUNCATE of the source
+ *	message(prefix, content)		a transactional logical decoding message
+ *									of the transaction (any prefix), in its
+ *									place among the changes (when set)
  *	commit(txn)						after its last change
  *
  * The values of insert() are valid only during the call: the sink copies
@@ -46,6 +49,8 @@ struct MrStreamSink
 								 HeapTuple tuple);
 	void		(*other) (MrStreamSink *sink, char kind);
 	void		(*commit) (MrStreamSink *sink, ReorderBufferTXN *txn);
+	void		(*message) (MrStreamSink *sink, const char *prefix,
+							const char *content, Size size);
 
 	/*
 	 * When set, every change of every relation comes here instead of insert

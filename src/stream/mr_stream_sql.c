@@ -108,6 +108,7 @@
 #include "match_recognize.h"
 #include "mr_stream.h"
 #include "mr_stream_join.h"
+#include "mr_stream_watermark.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
@@ -398,6 +399,7 @@ typedef struct CreateArgs
 	bool		idle_advance;
 	int32		batch_size;
 	int64		max_held_wal;
+	bool		follow;			/* no lateness: follow the source's stream */
 	/* bound */
 	MrBoundQuery *q;
 	Oid			source;
@@ -420,13 +422,15 @@ static void
 create_args(FunctionCallInfo fcinfo, CreateArgs *a)
 {
 	memset(a, 0, sizeof(*a));
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(2))
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-				 errmsg("name, query and lateness of a stream must not be null")));
+				 errmsg("name and query of a stream must not be null")));
 	a->name_t = PG_GETARG_TEXT_PP(0);
 	a->query = text_to_cstring(PG_GETARG_TEXT_PP(1));
-	a->lateness = PG_GETARG_DATUM(2);
+	/* no lateness: follow the source's stream (mr_stream_watermark.c) */
+	a->follow = PG_ARGISNULL(2);
+	a->lateness = a->follow ? (Datum) 0 : PG_GETARG_DATUM(2);
 	a->late_type = get_fn_expr_argtype(fcinfo->flinfo, 2);
 	if (!PG_ARGISNULL(3))
 		a->late_name = text_to_cstring(PG_GETARG_TEXT_PP(3));
@@ -864,6 +868,30 @@ check_runnable(CreateArgs *a)
 		check_within_value(a, key);
 }
 
+/*
+ * 1b'. no lateness: the source must be the output of a stream whose output
+ * watermark bounds the event time; the stream is stored with a zero
+ * lateness, its watermark being what the source's stream publishes.
+ */
+static void
+follow_source(CreateArgs *a)
+{
+	const int  *ord;
+
+	if (!a->follow)
+		return;
+	(void) mr_query_order_cols(a->q, &ord);
+	(void) mr_stream_can_follow(mr_stream_catalog_oid(false), a->source,
+								NameStr(TupleDescAttr(mr_query_input_desc(a->q), ord[0])->attname),
+								true);
+	if (a->idle_advance)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("a stream that follows the watermark of its source cannot use idle_advance"),
+				 errdetail("Its watermark is the one the source's stream publishes.")));
+	a->lateness = mr_stream_zero_lateness(a->keytype, &a->late_type);
+}
+
 /* 1d. the tables to create must not exist; the catalog must be current */
 static void
 check_names(CreateArgs *a)
@@ -1080,6 +1108,14 @@ insert_row(CreateArgs *a)
 	SETV(Anum_mrs_rows_stored, Int64GetDatum(0));
 	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
 	SETV(Anum_mrs_next_part, Int64GetDatum(1));
+	{
+		bool		wmnull;
+		Datum		wmcols = mr_stream_watermark_columns(a->q, &wmnull);
+
+		if (!wmnull)
+			SETV(Anum_mrs_watermark_columns, wmcols);
+	}
+	SETV(Anum_mrs_follows, BoolGetDatum(a->follow));
 #undef SETV
 	rel = table_open(a->catalog, RowExclusiveLock);
 	CatalogTupleInsert(rel, heap_form_tuple(RelationGetDescr(rel), values, nulls));
@@ -1101,10 +1137,11 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	if (mr_stream_join_wanted(a.query))
 	{
 		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
-							  a.idle_advance, a.batch_size);
+							  a.idle_advance, a.batch_size, a.follow);
 		PG_RETURN_VOID();
 	}
 	bind_query(&a);
+	follow_source(&a);
 	bind_operators(&a);
 	check_runnable(&a);
 	check_names(&a);

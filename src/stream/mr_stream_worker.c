@@ -84,6 +84,7 @@
 #include "utils/timestamp.h"
 
 #include "mr_stream_join.h"
+#include "mr_stream_watermark.h"
 #include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
@@ -511,6 +512,7 @@ process(Relation catrel, HeapTuple tup)
 	mrs_expire();
 	mrs_refresh_skips();
 	mrs_outbuf_flush(&s->out);
+	mrs_watermark_publish();	/* after the output rows, before the commit */
 	if (s->mode == MRS_REDO && s->last_lsn >= s->redo_upto)
 		mrs_redo_done();
 	else if (s->mode == MRS_REDO && !mrs_wal_available())
@@ -783,6 +785,7 @@ init_cycle(void)
 	mrs_setup(catrel, tup);
 	s->late_type = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_lateness_type, &isnull));
 	mrs_load_state(catrel, tup);
+	mrs_watermark_setup(catrel, tup);
 	s->start_lsn = s->last_lsn;
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_confirmed_lsn, &isnull);
 	s->confirm_limit = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);

@@ -16,6 +16,8 @@
  *							and the sink the output plugin hands rows to
  *	mr_stream_checkpoint.c	checkpoints, spilling, and the rebuild after a
  *							restart
+ *	mr_stream_watermark.c	the output watermark published in commit order,
+ *							and following the source's (mr_stream_watermark.h)
  *	mr_stream_ingest.c		rows in: NULL and late rows, the watermark, the
  *							backfill's snapshot, the clock
  *	mr_stream_part.c		partitions and their runs, release, WITHIN
@@ -235,6 +237,7 @@ typedef struct MrsStream
 	int			batch_size;
 	bool		idle_advance;
 	int64		max_held_wal;
+	bool		follows;		/* follows the source's stream's watermark */
 	TupleTableSlot *inslot;		/* a minimal-tuple slot of indesc */
 	TupleTableSlot *keyslot;	/* a virtual slot of indesc */
 	Datum	   *scratch_values; /* [natts] */
