@@ -3,8 +3,8 @@
 -- "WITHIN b FROM [FIRST | LAST] v TO w, ...", CLOCK, WITH TIMEOUT ROWS /
 -- SHOW TIMEOUT MATCHES, AFTER MATCH NO SKIP.  Misuses are syntax errors
 -- (42601) with the caret at the construct, naming errors 42704 / 42P20;
--- the constructs the engine does not run yet are refused with 0A000 at
--- the construct (never run with another meaning).
+-- a construct the engine does not run is refused with 0A000 at the
+-- construct (never run with another meaning).
 --
 SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS match_recognize;
@@ -64,11 +64,10 @@ SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (ORDER BY ts ALL ROWS PER M
 SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (ORDER BY ts AFTER MATCH NO PATTERN (R))$$) AS m(k int);
 :st
 
--- what parses but does not run yet: refused at the construct (timeout
--- rows run: time_timeout)
+-- NO SKIP runs (every match of every start: time_noskip), as do timeout
+-- rows (time_timeout)
 SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r
   AFTER MATCH NO SKIP PATTERN (R S))$$) AS m(k int, r bigint);
-:st
 -- a plain WITHIN, and an interval qualifier with TO, still run as before
 SELECT * FROM match_recognize($$ts_t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts MEASURES R.ts AS r, S.ts AS s
   PATTERN (R S) WITHIN 20000 DEFINE S AS vol >= 1000)$$) AS m(k int, r bigint, s bigint);

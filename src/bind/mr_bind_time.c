@@ -6,11 +6,11 @@
  * The clause parser accepts the whole syntax of time in patterns (see
  * mr_window.c): "->", "->>", "NOT v", windows "WITHIN b FROM v TO w",
  * CLOCK, WITH TIMEOUT ROWS / SHOW TIMEOUT MATCHES and AFTER MATCH NO SKIP.
- * The construct the engine does not run yet (NO SKIP) is refused here,
- * before the pattern is compiled, with 0A000 at the construct, so that it
- * does not run with a meaning it does not have; so is "->" with WITH
- * UNMATCHED ROWS (its skipped rows are excluded rows of the
- * match, which that mode cannot show, as for {- -}).
+ * "->" with WITH UNMATCHED ROWS is refused here, before the pattern is
+ * compiled, with 0A000 at the construct (its skipped rows are excluded
+ * rows of the match, which that mode cannot show, as for {- -}).  AFTER
+ * MATCH NO SKIP keeps every path (no merging: the DEFINEs count as path
+ * dependent).
  *
  * Windows are lowered like today's WITHIN: as conditions over the
  * candidate path, in the DEFINE's scope.  "WITHIN b FROM v TO w" makes a
@@ -60,8 +60,6 @@ bind_time_refuse(MrBoundQuery *q)
 {
 	MrClause   *c = q->clause;
 
-	if (c->no_skip)
-		refuse(q, c->skip_pos, "AFTER MATCH NO SKIP is not supported yet");
 	if (c->has_follow && c->rows_per_match == MR_ALL_ROWS_WITH_UNMATCHED)
 		refuse(q, c->follow_pos, "-> and ->> cannot be used with ALL ROWS PER MATCH WITH UNMATCHED ROWS");
 }
@@ -176,6 +174,8 @@ bind_time(MrBoundQuery *q, bool *path_dep)
 
 	if (!uses_time(c))
 		return;
+	if (c->no_skip)
+		*path_dep = true;		/* every path is a match: none is merged */
 	t = palloc0(sizeof(MrTime));
 	q->time = t;
 	t->absence_var = c->absent_var;

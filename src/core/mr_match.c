@@ -97,6 +97,25 @@
  * Deterministic: candidates depend only on the rows, the expiries and the
  * times at which the clock is advanced, and the host advances it by each
  * row's own time, then (at the end of a partition) deadline by deadline.
+ *
+ * Every match (AFTER MATCH NO SKIP, opts.all_matches, with MR_DEDUP_NONE).
+ * An accepting path drops nothing: each walk that reaches ACCEPT (or an
+ * absence that passes) queues its match (FoundQueue) and the walk goes on;
+ * new starts are added at every row; there is no reset.  The queue is in
+ * output order: start, then end, then preference.  Matches one call finds
+ * come in list order, which is preference order; two of one (start, end)
+ * found by different calls (an absence or the end of the partition decides
+ * later) are ordered by their paths: at the first row where their history
+ * nodes differ, the node made first (seq, its rank among the nodes of that
+ * row) belonged to the preferred thread.  A path mapping every row as a
+ * queued one of the same (start, end) does (same labels, found by the hash
+ * first) is the same match: the preferred one stays.  The first queued
+ * match is final (decided_match) when no live thread can still accept one
+ * before it: none of an earlier start, none of its start parked at END or
+ * NOT v ending at or before it (a thread waiting at a VAR ends after row
+ * cur, past every queued match).  Timeout rows: a start with a queued or
+ * output match gives none (its candidate is dropped, and none is noted).
+ * Live paths and queued matches are bounded by the thread budget.
  *-------------------------------------------------------------------------
  */
 #include "mr_match.h"
@@ -138,6 +157,33 @@ typedef struct TimeoutState
 	bool	   *excl;
 	int64_t		outcap;
 } TimeoutState;
+
+/*
+ * AFTER MATCH NO SKIP: a match found, waiting for its turn in the output
+ * order (start, end, preference); `call` is the matcher call that found it
+ * (matches one call finds come in preference order)
+ */
+typedef struct FoundMatch
+{
+	int64_t		start;
+	int64_t		end;
+	MrHist	   *hist;
+	uint64_t	hash;			/* of its labels, for duplicate mappings */
+	uint64_t	call;
+	bool		by_end;
+} FoundMatch;
+
+/* the found matches q[head .. n - 1], in output order */
+typedef struct FoundQueue
+{
+	FoundMatch *q;
+	int64_t		head;
+	int64_t		n;
+	int64_t		cap;
+	int64_t		popped_start;	/* the largest start of a match popped, or -1 */
+	uint64_t	calls;			/* feed/finish/advance_clock calls so far */
+	bool		parks_nonvar;	/* the program has END or ABSENT */
+} FoundQueue;
 
 #define DEADLINE_UNKNOWN INT64_MIN
 
@@ -291,6 +337,7 @@ struct MrMatcher
 	bool		has_best;
 	bool		best_by_end;	/* accepted at ABSENT by finish() */
 	bool		overflow;		/* a walk or a list outgrew the budget */
+	int32_t		hist_seq;		/* the next history node's seq in this row */
 	int64_t		best_start;
 	int64_t		best_end;
 	MrHist	   *best_hist;
@@ -301,6 +348,8 @@ struct MrMatcher
 	int64_t		walk_cap;		/* most states of one walk; 0: no cap */
 
 	TimeoutState *tmo;			/* timeout rows: made at the first expiry */
+
+	FoundQueue *found;			/* AFTER MATCH NO SKIP (opts.all_matches) */
 
 	MrMatcherStats stats;
 };
@@ -341,6 +390,7 @@ hist_push(MrMatcher *m, MrHist *prev, int64_t row, int32_t var, bool excluded)
 	h->var = var;
 	h->excluded = excluded;
 	h->refs = 1;
+	h->seq = m->hist_seq++;
 	m->live_hist++;
 	return h;
 }
@@ -744,6 +794,17 @@ mr_matcher_create_shared(const MrProgram *prog, const MrMatcherOptions *opts,
 	m->s = scratch;
 	m->K = prog->ncounters;
 	m->hist_chunk = HIST_CHUNK_MIN;
+	if (opts->all_matches)
+	{
+		int32_t		pc;
+
+		m->found = mr_new(FoundQueue);
+		memset(m->found, 0, sizeof(FoundQueue));
+		m->found->popped_start = -1;
+		for (pc = 0; pc < prog->ninsts; pc++)
+			if (prog->insts[pc].op == MR_OP_END || prog->insts[pc].op == MR_OP_ABSENT)
+				m->found->parks_nonvar = true;
+	}
 	/* a walk through counted loops can be long: bound it with the budget */
 	if (m->K > 0 && opts->max_threads > 0)
 		m->walk_cap = 4 * opts->max_threads > 65536 ? 4 * opts->max_threads : 65536;
@@ -766,6 +827,8 @@ mr_matcher_bytes(const MrMatcher *m)
 	bytes += m->ccap * ((int64_t) sizeof(Thread) + (int64_t) sizeof(int32_t) * m->K);
 	for (i = 0; i < m->nc; i++)
 		bytes += (int64_t) sizeof(int32_t) * m->clist[i].nbegun;
+	if (m->found)
+		bytes += (int64_t) sizeof(FoundQueue) + m->found->cap * (int64_t) sizeof(FoundMatch);
 	if (m->tmo)
 		bytes += (int64_t) sizeof(TimeoutState) + m->tmo->cap * (int64_t) sizeof(TimeoutCand) +
 			m->tmo->outcap * (int64_t) (sizeof(int32_t) + sizeof(bool));
@@ -784,6 +847,224 @@ set_best(MrMatcher *m, int64_t start, int64_t end, MrHist *hist)
 }
 
 static void timeouts_clear(MrMatcher *m);
+static void timeout_drop_start(MrMatcher *m, int64_t start);
+
+/* ---------- every match (AFTER MATCH NO SKIP, see the top of the file) ---------- */
+
+/* a path's labels, for telling duplicate mappings apart quickly */
+static uint64_t
+path_hash(const MrHist *h)
+{
+	uint64_t	x = 1469598103934665603ull;
+
+	for (; h; h = h->prev)
+		x = (x ^ (uint64_t) (uint32_t) (h->var * 2 + (h->excluded ? 1 : 0))) * 1099511628211ull;
+	return x;
+}
+
+/* do two paths of one start and one end map every row alike? */
+static bool
+path_same_labels(const MrHist *a, const MrHist *b)
+{
+	for (; a && b && a != b; a = a->prev, b = b->prev)
+		if (a->var != b->var || a->excluded != b->excluded)
+			return false;
+	return a == b;
+}
+
+/*
+ * The preference order of two paths of one start and one end: at the first
+ * row where their history nodes differ, the node made first (its path was
+ * earlier in the thread list, which is in preference order) wins.  -1: a
+ * first, 1: b first, 0: the same path.
+ */
+static int
+path_order(const MrHist *a, const MrHist *b)
+{
+	const MrHist *da = NULL,
+			   *db = NULL;
+
+	for (; a && b && a != b; a = a->prev, b = b->prev)
+	{
+		da = a;
+		db = b;
+	}
+	if (da == NULL)
+		return 0;
+	return da->seq < db->seq ? -1 : 1;
+}
+
+static void
+found_clear(MrMatcher *m)
+{
+	FoundQueue *f = m->found;
+	int64_t		i;
+
+	if (f == NULL)
+		return;
+	for (i = f->head; i < f->n; i++)
+		hist_release(m, f->q[i].hist);
+	f->head = f->n = 0;
+	f->popped_start = -1;
+}
+
+/* the index of the first found match after (start, end), or after start (end < 0) */
+static int64_t
+found_upper(const FoundQueue *f, int64_t start, int64_t end)
+{
+	int64_t		lo = f->head,
+				hi = f->n;
+
+	while (lo < hi)
+	{
+		int64_t		mid = lo + (hi - lo) / 2;
+		const FoundMatch *x = &f->q[mid];
+
+		if (x->start < start || (x->start == start && (end < 0 || x->end <= end)))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* has start `start` a match found (pending, or output)? */
+static bool
+found_has_start(const MrMatcher *m, int64_t start)
+{
+	const FoundQueue *f = m->found;
+	int64_t		i;
+
+	if (f == NULL)
+		return false;
+	if (start <= f->popped_start)
+		return true;			/* no thread of an earlier start is alive */
+	i = found_upper(f, start, -1);
+	return i > f->head && f->q[i - 1].start == start;
+}
+
+/*
+ * A path accepted (all_matches): queue its match in output order, unless a
+ * more preferred path of the same start and end maps every row alike (that
+ * is the same match); a less preferred one is replaced.
+ */
+static void
+found_add(MrMatcher *m, int64_t start, int64_t end, MrHist *hist, bool by_end)
+{
+	FoundQueue *f = m->found;
+	uint64_t	hash = path_hash(hist);
+	int64_t		pos,
+				g0,
+				g1;
+	FoundMatch *x;
+
+	pos = found_upper(f, start, end);
+	/* before the paths of other calls that it is preferred to */
+	while (pos > f->head && f->q[pos - 1].start == start && f->q[pos - 1].end == end &&
+		   f->q[pos - 1].call != f->calls && path_order(hist, f->q[pos - 1].hist) < 0)
+		pos--;
+	/* the same mapping already found: keep the preferred one */
+	for (g0 = pos; g0 > f->head && f->q[g0 - 1].start == start && f->q[g0 - 1].end == end; g0--)
+		if (f->q[g0 - 1].hash == hash && path_same_labels(f->q[g0 - 1].hist, hist))
+			return;
+	for (g1 = pos; g1 < f->n && f->q[g1].start == start && f->q[g1].end == end; g1++)
+		if (f->q[g1].hash == hash && path_same_labels(f->q[g1].hist, hist))
+		{
+			hist_release(m, f->q[g1].hist);
+			memmove(&f->q[g1], &f->q[g1 + 1], sizeof(FoundMatch) * (size_t) (f->n - g1 - 1));
+			f->n--;
+			break;
+		}
+	if (f->n >= f->cap)
+	{
+		if (f->head > 0 && f->head >= f->n / 2)
+		{
+			/* compact: the popped entries are dead */
+			memmove(f->q, f->q + f->head, sizeof(FoundMatch) * (size_t) (f->n - f->head));
+			f->n -= f->head;
+			pos -= f->head;
+			f->head = 0;
+		}
+		else
+		{
+			f->cap = f->cap > 0 ? 2 * f->cap : 8;
+			f->q = mr_realloc(f->q, sizeof(FoundMatch) * (size_t) f->cap);
+		}
+	}
+	memmove(&f->q[pos + 1], &f->q[pos], sizeof(FoundMatch) * (size_t) (f->n - pos));
+	f->n++;
+	x = &f->q[pos];
+	x->start = start;
+	x->end = end;
+	x->hist = hist_ref(hist);
+	x->hash = hash;
+	x->call = f->calls;
+	x->by_end = by_end;
+	/* a start with a match gives no timeout row */
+	if (m->tmo)
+		timeout_drop_start(m, start);
+}
+
+/*
+ * Is the first found match final: no live thread can still accept a match
+ * before it in the output order?  A thread of an earlier start can; one of
+ * its start waiting at a VAR would end after row cur, past the match; one
+ * parked at END or NOT v ends where it stands.
+ */
+static bool
+found_final(const MrMatcher *m)
+{
+	const FoundMatch *x = &m->found->q[m->found->head];
+	int64_t		i;
+
+	if (m->nc == 0 || m->clist[0].start > x->start)
+		return true;
+	if (m->clist[0].start < x->start)
+		return false;
+	if (!m->found->parks_nonvar)
+		return true;
+	for (i = 0; i < m->nc && m->clist[i].start == x->start; i++)
+	{
+		const Thread *t = &m->clist[i];
+
+		if (m->prog->insts[t->pc].op != MR_OP_VAR && t->start + t->len <= x->end)
+			return false;
+	}
+	return true;
+}
+
+void
+mr_matcher_pop_match(MrMatcher *m)
+{
+	FoundQueue *f = m->found;
+
+	if (!m->opts.all_matches || f == NULL || f->head >= f->n)
+		return;
+	hist_release(m, f->q[f->head].hist);
+	if (f->q[f->head].start > f->popped_start)
+		f->popped_start = f->q[f->head].start;
+	f->head++;
+	if (f->head == f->n)
+		f->head = f->n = 0;
+}
+
+/*
+ * A path accepted: the pending match (its lower-priority threads are then
+ * dropped by the caller), or under all_matches one more found match (the
+ * caller goes on).  Returns whether the caller stops.
+ */
+static bool
+accept_path(MrMatcher *m, int64_t start, int64_t end, MrHist *hist, bool by_end)
+{
+	if (m->opts.all_matches)
+	{
+		found_add(m, start, end, hist, by_end);
+		return false;
+	}
+	set_best(m, start, end, hist);
+	m->best_by_end = by_end;
+	return true;
+}
 
 void
 mr_matcher_reset(MrMatcher *m, int64_t pos)
@@ -796,6 +1077,7 @@ mr_matcher_reset(MrMatcher *m, int64_t pos)
 	m->has_best = false;
 	m->best_by_end = false;
 	timeouts_clear(m);
+	found_clear(m);
 	m->cur = pos;
 	m->finished = false;
 	m->overflow = false;
@@ -1094,6 +1376,7 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 	int64_t		walked = 0;
 	int32_t		b0 = -1;
 	int32_t		i;
+	bool		accepted = false;	/* all_matches: this walk's path matched */
 
 	bump_cgen(m);
 	m->s->nbnodes = 0;
@@ -1161,8 +1444,11 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 				if (m->finished)
 				{
 					/* the end of the partition: the host's clock decides */
-					set_best(m, start, start + len, hist);
-					m->best_by_end = true;
+					if (accepted)
+						break;
+					accepted = true;
+					if (!accept_path(m, start, start + len, hist, true))
+						break;
 					m->s->stacktop = 0;
 					return true;
 				}
@@ -1181,13 +1467,18 @@ closure(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len,
 				nlist_append(m, pc, start, hist, len)->marked = true;
 				break;
 			case MR_OP_ACCEPT:
+				/* all_matches: one match per walk (one path), and walk on */
+				if (accepted)
+					break;
+				accepted = true;
 				walk_record(m, -1);
-				set_best(m, start, start + len, hist);
+				if (!accept_path(m, start, start + len, hist, false))
+					break;
 				m->s->stacktop = 0;
 				return true;
 		}
 	}
-	return false;
+	return accepted;
 }
 
 /*
@@ -1202,7 +1493,7 @@ closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len
 {
 	ClosureMemo *cm = &m->s->memo[pc0];
 	uint64_t	steps0;
-	bool		accepted;
+	bool		accepted = false;
 	int32_t		k;
 
 	/* a walk through counted loops depends on the counters: never recorded */
@@ -1220,7 +1511,11 @@ closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len
 
 			if (pc < 0)
 			{
-				set_best(m, start, start + len, hist);
+				if (!accept_path(m, start, start + len, hist, false))
+				{
+					accepted = true;
+					continue;
+				}
 				return true;
 			}
 			if (parked_duplicate(m, pc, start))
@@ -1230,7 +1525,7 @@ closure_memo(MrMatcher *m, int32_t pc0, int64_t start, MrHist *hist, int64_t len
 			}
 			nlist_append(m, pc, start, hist, len)->marked = true;
 		}
-		return false;
+		return accepted;
 	}
 
 	/* first walk from pc0: record it */
@@ -1322,6 +1617,9 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 
 	if (pos != m->cur || m->finished)
 		return MR_MATCH_OK;		/* caller bug; nothing sensible to do */
+	if (m->found)
+		m->found->calls++;
+	m->hist_seq = 0;
 
 	/*
 	 * A new start at this row, with the lowest priority.  Its closure belongs
@@ -1371,7 +1669,7 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 				accepted = closure_memo(m, t->pc + 1, t->start, h, t->len + 1, pos + 1,
 										m->K > 0 ? CCNT(m, i) : NULL);
 				hist_release(m, h);
-				if (accepted || m->overflow ||
+				if ((accepted && !m->opts.all_matches) || m->overflow ||
 					(m->opts.max_threads > 0 && m->s->nn > m->opts.max_threads))
 				{
 					/* the rest has lower priority, or the budget is spent */
@@ -1396,10 +1694,12 @@ mr_matcher_feed(MrMatcher *m, int64_t pos)
 			if (o == MR_ABSENT_PASSED)
 			{
 				/* the deadline passed before this row: a match, without it */
-				set_best(m, t->start, t->start + t->len, t->hist);
-				release_threads(m, m->clist, i, m->nc);
-				m->nc = 0;
-				break;
+				if (accept_path(m, t->start, t->start + t->len, t->hist, false))
+				{
+					release_threads(m, m->clist, i, m->nc);
+					m->nc = 0;
+					break;
+				}
 			}
 			if (o == MR_ABSENT_WAIT)
 			{
@@ -1426,6 +1726,8 @@ mr_matcher_finish(MrMatcher *m)
 	if (m->finished)
 		return MR_MATCH_OK;
 	m->finished = true;
+	if (m->found)
+		m->found->calls++;
 	bump_pgen(m);
 	m->s->nn = 0;
 	for (i = 0; i < m->nc; i++)
@@ -1435,16 +1737,18 @@ mr_matcher_finish(MrMatcher *m)
 		MR_CHECK_INTERRUPTS();
 		if (m->prog->insts[t->pc].op == MR_OP_ABSENT)
 		{
-			set_best(m, t->start, t->start + t->len, t->hist);
-			m->best_by_end = true;
-			release_threads(m, m->clist, i, m->nc);
-			m->nc = 0;
-			break;
+			if (accept_path(m, t->start, t->start + t->len, t->hist, true))
+			{
+				release_threads(m, m->clist, i, m->nc);
+				m->nc = 0;
+				break;
+			}
 		}
 		if (m->prog->insts[t->pc].op == MR_OP_END)
 		{
-			if (closure(m, t->pc + 1, t->start, t->hist, t->len, m->cur,
-						t->begun, t->nbegun, m->K > 0 ? CCNT(m, i) : NULL) ||
+			if ((closure(m, t->pc + 1, t->start, t->hist, t->len, m->cur,
+						 t->begun, t->nbegun, m->K > 0 ? CCNT(m, i) : NULL) &&
+				 !m->opts.all_matches) ||
 				m->overflow)
 			{
 				release_threads(m, m->clist, i, m->nc);
@@ -1496,6 +1800,41 @@ mr_matcher_next_deadline(MrMatcher *m)
 	return best;
 }
 
+/* advance_clock under all_matches: every parked thread past its deadline accepts */
+static int64_t
+advance_clock_all(MrMatcher *m, int64_t now)
+{
+	int64_t		i,
+				kept = 0,
+				n = 0;
+
+	if (m->found)
+		m->found->calls++;
+	for (i = 0; i < m->nc; i++)
+	{
+		Thread	   *t = &m->clist[i];
+
+		if ((i & 1023) == 1023)
+			MR_CHECK_INTERRUPTS();
+		if (m->prog->insts[t->pc].op == MR_OP_ABSENT && thread_deadline(m, t) < now)
+		{
+			found_add(m, t->start, t->start + t->len, t->hist, false);
+			release_thread(m, t);
+			n++;
+			continue;
+		}
+		if (kept != i)
+		{
+			if (m->K > 0)
+				memcpy(CCNT(m, kept), CCNT(m, i), sizeof(int32_t) * (size_t) m->K);
+			m->clist[kept] = *t;
+		}
+		kept++;
+	}
+	m->nc = kept;
+	return n > 0 ? 1 : 0;
+}
+
 int64_t
 mr_matcher_advance_clock(MrMatcher *m, int64_t now)
 {
@@ -1503,6 +1842,8 @@ mr_matcher_advance_clock(MrMatcher *m, int64_t now)
 
 	if (m->finished)
 		return 0;
+	if (m->opts.all_matches)
+		return advance_clock_all(m, now);
 	for (i = 0; i < m->nc; i++)
 	{
 		Thread	   *t = &m->clist[i];
@@ -1530,19 +1871,17 @@ mr_matcher_next_row(const MrMatcher *m)
 bool
 mr_matcher_done(const MrMatcher *m)
 {
+	if (m->opts.all_matches)
+		return m->nc == 0 && m->finished && (m->found == NULL || m->found->head >= m->found->n);
 	return m->nc == 0 && (m->has_best || m->finished);
 }
 
-bool
-mr_matcher_decided_match(MrMatcher *m, MrMatch *out)
+/* the match's labels into the scratch's output arrays */
+static void
+match_labels_out(MrMatcher *m, int64_t n, const MrHist *h, MrMatch *out)
 {
-	int64_t		n,
-				i;
-	const MrHist *h;
+	int64_t		i;
 
-	if (m->nc != 0 || !m->has_best)
-		return false;
-	n = m->best_end - m->best_start;
 	if (n > m->s->out_cap)
 	{
 		int64_t		ncap = n > 2 * m->s->out_cap ? n : 2 * m->s->out_cap;
@@ -1551,15 +1890,41 @@ mr_matcher_decided_match(MrMatcher *m, MrMatch *out)
 		m->s->out_excl = mr_realloc(m->s->out_excl, sizeof(bool) * (size_t) ncap);
 		m->s->out_cap = ncap;
 	}
-	for (i = n - 1, h = m->best_hist; i >= 0 && h; i--, h = h->prev)
+	for (i = n - 1; i >= 0 && h; i--, h = h->prev)
 	{
 		m->s->out_vars[i] = h->var;
 		m->s->out_excl[i] = h->excluded;
 	}
-	out->start = m->best_start;
-	out->end = m->best_end;
 	out->vars = m->s->out_vars;
 	out->excluded = m->s->out_excl;
+}
+
+/* decided_match under all_matches: the first found match, once final */
+static bool
+found_decided(MrMatcher *m, MrMatch *out)
+{
+	const FoundMatch *x;
+
+	if (m->found == NULL || m->found->head >= m->found->n || !found_final(m))
+		return false;
+	x = &m->found->q[m->found->head];
+	match_labels_out(m, x->end - x->start, x->hist, out);
+	out->start = x->start;
+	out->end = x->end;
+	out->by_end = x->by_end;
+	return true;
+}
+
+bool
+mr_matcher_decided_match(MrMatcher *m, MrMatch *out)
+{
+	if (m->opts.all_matches)
+		return found_decided(m, out);
+	if (m->nc != 0 || !m->has_best)
+		return false;
+	match_labels_out(m, m->best_end - m->best_start, m->best_hist, out);
+	out->start = m->best_start;
+	out->end = m->best_end;
 	out->by_end = m->best_by_end;
 	return true;
 }
@@ -1573,6 +1938,9 @@ mr_matcher_earliest_live(const MrMatcher *m)
 		e = m->clist[0].start;
 	else if (m->has_best)
 		e = m->best_start;
+	/* a found match's rows are still to be output (all_matches) */
+	if (m->found && m->found->head < m->found->n && m->found->q[m->found->head].start < e)
+		e = m->found->q[m->found->head].start;
 	/* a timeout candidate's rows are still to be output */
 	if (m->tmo && m->tmo->n > 0 && m->tmo->cands[0].start < e)
 		e = m->tmo->cands[0].start;
@@ -1758,6 +2126,8 @@ timeout_note(MrMatcher *m, const Thread *t)
 	int64_t		i;
 	TimeoutCand *c;
 
+	if (m->opts.all_matches && found_has_start(m, t->start))
+		return;					/* a start with a match gives no timeout row */
 	if (m->tmo == NULL)
 	{
 		m->tmo = mr_new(TimeoutState);
@@ -1853,6 +2223,8 @@ mr_matcher_decided_timeout(MrMatcher *m, MrMatch *out, int64_t *deadline)
 		lim = m->clist[0].start;
 	if (m->has_best && m->best_start < lim)
 		lim = m->best_start;
+	if (m->found && m->found->head < m->found->n && m->found->q[m->found->head].start < lim)
+		lim = m->found->q[m->found->head].start;
 	if (c->start >= lim)
 		return false;			/* an earlier or equal start is still live */
 	if (c->len > m->tmo->outcap)
@@ -1874,6 +2246,22 @@ mr_matcher_decided_timeout(MrMatcher *m, MrMatch *out, int64_t *deadline)
 	out->by_end = false;
 	*deadline = c->deadline;
 	return true;
+}
+
+/* all_matches: start `start` has a match, so its candidate goes */
+static void
+timeout_drop_start(MrMatcher *m, int64_t start)
+{
+	TimeoutState *s = m->tmo;
+	int64_t		i;
+
+	for (i = 0; i < s->n && s->cands[i].start < start; i++)
+		;
+	if (i >= s->n || s->cands[i].start != start)
+		return;
+	hist_release(m, s->cands[i].hist);
+	memmove(&s->cands[i], &s->cands[i + 1], sizeof(TimeoutCand) * (size_t) (s->n - i - 1));
+	s->n--;
 }
 
 void

@@ -70,8 +70,10 @@ typedef struct MrHist
 	struct MrHist *prev;		/* the previous row of the path, or NULL */
 	int64_t		row;
 	int32_t		var;
-	bool		excluded;
 	int32_t		refs;
+	int32_t		seq;			/* its rank among the nodes of its row (the
+								 * order of the paths that consumed it) */
+	bool		excluded;
 } MrHist;
 
 /* a thread's path so far: rows start .. start+len-1, newest label in last */
@@ -136,6 +138,8 @@ typedef struct MrMatcherOptions
 	MrAbsentFn	absent;			/* programs with ABSENT; called with define_arg */
 	MrDeadlineFn deadline;		/* for the clock entry points (may be NULL) */
 	MrExpiryFn	expiry;			/* timeout rows: non-NULL turns them on */
+	bool		all_matches;	/* AFTER MATCH NO SKIP: every accepting path
+								 * of every start (needs MR_DEDUP_NONE) */
 } MrMatcherOptions;
 
 typedef enum MrMatchStatus
@@ -203,6 +207,15 @@ extern bool mr_matcher_decided_match(MrMatcher *m, MrMatch *out);
 
 /* true when the search is over: a decided match, or nothing alive after finish */
 extern bool mr_matcher_done(const MrMatcher *m);
+
+/*
+ * AFTER MATCH NO SKIP (opts.all_matches; see mr_match.c, "Every match"):
+ * there is no reset after a match.  mr_matcher_decided_match() shows the
+ * first final match in output order (start, then end, then preference);
+ * once the host has settled it, mr_matcher_pop_match() drops it and the
+ * host asks again.
+ */
+extern void mr_matcher_pop_match(MrMatcher *m);
 
 /*
  * The smallest row that a live thread or the pending match still starts at;

@@ -604,6 +604,27 @@ synthetic_holds(MrRuntime *rt, int var, int64_t row, const MrPath *path)
 
 	if (z->absent >= 0 && define_callback(rt, z->absent, row, path))
 		return false;
+	if (rt->q->within)
+	{
+		/*
+		 * A row past today's WITHIN is in no match, skipped or not: the
+		 * filler's path ends there (and its thread with it, which bounds
+		 * AFTER MATCH NO SKIP's paths)
+		 */
+		DefineView	dv;
+		bool		within;
+		MemoryContext old;
+
+		dv.path = path;
+		dv.row = row;
+		dv.var = var;
+		old = MemoryContextSwitchTo(rt->evalcxt);
+		within = eval_condition(rt, rt->q->within, &dv);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(rt->evalcxt);
+		if (!within)
+			return false;
+	}
 	if (z->any)
 		return true;
 	for (k = 0; k < z->nfirst; k++)

@@ -603,7 +603,10 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 				break;
 			skip = settle_match(rt, ps, &m);
 			old = MemoryContextSwitchTo(mcxt);
-			mr_matcher_reset(mt, skip);
+			if (q->clause->no_skip)
+				mr_matcher_pop_match(mt);	/* NO SKIP: the search goes on */
+			else
+				mr_matcher_reset(mt, skip);
 			MemoryContextSwitchTo(old);
 			continue;
 		}

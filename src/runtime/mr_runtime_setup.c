@@ -598,6 +598,7 @@ mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->measure_nulls = palloc0(sizeof(bool) * Max(q->clause->nmeasures, 1));
 
 	rt->matcher_opts.dedup = q->dedup;
+	rt->matcher_opts.all_matches = q->clause->no_skip;
 	rt->matcher_opts.max_threads = mr_max_threads;
 	rt->matcher_opts.define = define_callback;
 	rt->matcher_opts.define_arg = rt;

@@ -326,6 +326,12 @@ too_many_threads(void)
 void
 matcher_over_budget(const MrBoundQuery *q)
 {
+	if (q->clause->no_skip)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("row pattern matching exceeded match_recognize.max_threads (%d)", mr_max_threads),
+				 errdetail("AFTER MATCH NO SKIP keeps every candidate path of every start row alive, unmerged."),
+				 errhint("Add WITHIN to bound the paths, or raise match_recognize.max_threads.")));
 	if (q->dedup == MR_DEDUP_NONE)
 		too_many_threads();
 	ereport(ERROR,
@@ -420,7 +426,8 @@ settle_match(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 	cache_forget(rt);
 	emit_match(rt, ps, m);
 	rt->stats.matches++;
-	skip = skip_position(rt, m);
+	/* NO SKIP: no skip; later matches start at or after this one */
+	skip = rt->q->clause->no_skip ? ps->unmatched_from : skip_position(rt, m);
 	if (m->end > ps->covered_upto)
 		ps->covered_upto = m->end;
 	if (m->end == m->start && m->start + 1 > ps->covered_upto)

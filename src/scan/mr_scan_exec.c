@@ -484,6 +484,8 @@ rows_per_match_text(MrRowsPerMatch r)
 static char *
 skip_text(const MrClause *c)
 {
+	if (c->no_skip)
+		return "NO SKIP";
 	switch (c->skip)
 	{
 		case MR_SKIP_PAST_LAST_ROW:

@@ -155,6 +155,7 @@ run_matcher(const MrClause *c, const char *input, MrDedup dedup, char *out, size
 		snprintf(out, outlen, "compile error: %s", err.message);
 		return;
 	}
+	memset(&opts, 0, sizeof(opts));
 	opts.dedup = dedup;
 	/* unmerged paths can multiply with every row: give up, as the server does */
 	opts.max_threads = 5000;
@@ -960,6 +961,7 @@ test_path_dependent(void)
 	g_len = 7;
 	g_clause = c;
 	prog = mr_compile_pattern(c, 1000, &err);
+	memset(&opts, 0, sizeof(opts));
 	opts.dedup = MR_DEDUP_NONE;
 	opts.max_threads = 0;
 	opts.define = define_first_a;
@@ -1028,6 +1030,7 @@ test_thread_budget(void)
 	g_len = 24;
 	g_clause = c;
 	prog = mr_compile_pattern(c, 1000, &err);
+	memset(&opts, 0, sizeof(opts));
 	opts.dedup = MR_DEDUP_NONE;
 	opts.max_threads = 50;
 	opts.define = define_letters;
