@@ -106,6 +106,7 @@
 #include "match_recognize.h"
 #include "mr_stream.h"
 #include "mr_stream_join.h"
+#include "mr_stream_levels.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
@@ -1092,6 +1093,13 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	{
 		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
 							  a.idle_advance, a.batch_size);
+		PG_RETURN_VOID();
+	}
+	/* a MATCH_LEVELS item: mr_stream_levels_sql.c */
+	if (mr_stream_levels_wanted(a.query))
+	{
+		mr_stream_levels_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
+								a.idle_advance, a.batch_size);
 		PG_RETURN_VOID();
 	}
 	bind_query(&a);
