@@ -528,6 +528,48 @@ typedef struct LevelsCreate
 	int64		nqueries;
 } LevelsCreate;
 
+/* a DELETE of a standing query must be decoded with its row */
+static void
+check_replica_identity(Oid queries)
+{
+	Relation	qrel = table_open(queries, AccessShareLock);
+	char		ident = qrel->rd_rel->relreplident;
+
+	table_close(qrel, AccessShareLock);
+	if (ident != REPLICA_IDENTITY_FULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the QUERIES table \"%s\" of a levels stream must have REPLICA IDENTITY FULL",
+						get_rel_name(queries)),
+				 errdetail("A DELETE of a standing query is decoded with the deleted row only under REPLICA IDENTITY FULL."),
+				 errhint("Run ALTER TABLE %s REPLICA IDENTITY FULL.", qualified(queries))));
+}
+
+/* the output's columns: named apart, none named _match_id */
+static void
+check_output_names(TupleDesc desc)
+{
+	int			i;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		const char *n = NameStr(TupleDescAttr(desc, i)->attname);
+		int			j;
+
+		if (strcmp(n, "_match_id") == 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_DUPLICATE_COLUMN),
+					 errmsg("the query has a column named \"_match_id\""),
+					 errdetail("The output table adds a column of that name.")));
+		for (j = 0; j < i; j++)
+			if (strcmp(n, NameStr(TupleDescAttr(desc, j)->attname)) == 0)
+				ereport(ERROR,
+						(errcode(ERRCODE_DUPLICATE_COLUMN),
+						 errmsg("the output of a levels stream has two columns named \"%s\"", n),
+						 errdetail("The key, ID, LEVEL and ORDER BY columns become the columns of the output table.")));
+	}
+}
+
 /* 1. the item, and what a stream cannot run */
 static void
 levels_check(LevelsCreate *c, const char *query)
@@ -598,38 +640,9 @@ levels_check(LevelsCreate *c, const char *query)
 						sp->band)));
 	sp->crossing = cl->crossing;
 
-	{
-		Relation	qrel = table_open(sp->queries, AccessShareLock);
-		char		ident = qrel->rd_rel->relreplident;
-
-		table_close(qrel, AccessShareLock);
-		if (ident != REPLICA_IDENTITY_FULL)
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("the QUERIES table \"%s\" of a levels stream must have REPLICA IDENTITY FULL",
-							get_rel_name(sp->queries)),
-					 errdetail("A DELETE of a standing query is decoded with the deleted row only under REPLICA IDENTITY FULL."),
-					 errhint("Run ALTER TABLE %s REPLICA IDENTITY FULL.", qualified(sp->queries))));
-	}
-
+	check_replica_identity(sp->queries);
 	c->outdesc = mr_query_result_desc(c->q);
-	for (i = 0; i < c->outdesc->natts; i++)
-	{
-		const char *n = NameStr(TupleDescAttr(c->outdesc, i)->attname);
-		int			j;
-
-		if (strcmp(n, "_match_id") == 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_DUPLICATE_COLUMN),
-					 errmsg("the query has a column named \"_match_id\""),
-					 errdetail("The output table adds a column of that name.")));
-		for (j = 0; j < i; j++)
-			if (strcmp(n, NameStr(TupleDescAttr(c->outdesc, j)->attname)) == 0)
-				ereport(ERROR,
-						(errcode(ERRCODE_DUPLICATE_COLUMN),
-						 errmsg("the output of a levels stream has two columns named \"%s\"", n),
-						 errdetail("The key, ID, LEVEL and ORDER BY columns become the columns of the output table.")));
-	}
+	check_output_names(c->outdesc);
 }
 
 /* 2. id, lock, slot: nothing is written before the slot exists */
@@ -670,6 +683,8 @@ col_type(Oid relid, AttrNumber att)
 	return format_type_with_typemod(t, typmod);
 }
 
+static void levels_copy_queries(LevelsCreate *c, const char *rows_name);
+
 /* 3a. the output, late and internal tables; the starting queries */
 static void
 levels_create_tables(LevelsCreate *c)
@@ -677,11 +692,9 @@ levels_create_tables(LevelsCreate *c)
 	StringInfoData sql;
 	const char *schema_q = quote_identifier(get_namespace_name(c->outschema));
 	const MrlSpec *sp = &c->spec;
-	const char *qt = qualified(sp->queries);
 	char	   *rows_name;
 	Oid			ext = get_extension_oid("match_recognize", false);
 	Oid			rows_oid;
-	bool		isnull;
 	int			i;
 
 	initStringInfo(&sql);
@@ -725,6 +738,20 @@ levels_create_tables(LevelsCreate *c)
 	if (OidIsValid(c->late_rel))
 		depend_on(rows_oid, c->late_rel, RelationRelationId, DEPENDENCY_NORMAL);
 	depend_on(rows_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
+	levels_copy_queries(c, rows_name);
+}
+
+/* 3a'. the starting queries, from the QUERIES table as it is now */
+static void
+levels_copy_queries(LevelsCreate *c, const char *rows_name)
+{
+	StringInfoData sql;
+	const MrlSpec *sp = &c->spec;
+	const char *qt = qualified(sp->queries);
+	bool		isnull;
+	int			i;
+
+	initStringInfo(&sql);
 
 	/*
 	 * No writer of the QUERIES table commits until this transaction ends:
