@@ -35,6 +35,7 @@ SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY k2 ORDER BY ts VALUE pr
 SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level))', 'interval ''1 s''');
 SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level))', '0::bigint', ', idle_advance => true');
 SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL nosuch))');
+SELECT slv_refusal('SELECT f.key FROM slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level)) AS f');
 SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE 'mr%';
 SELECT to_regclass('slv_bad');
 

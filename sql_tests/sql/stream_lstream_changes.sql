@@ -80,4 +80,23 @@ SELECT state, regexp_replace(last_error, 'transaction \d+, commit at [0-9A-F/]+'
 FROM match_recognize_streams WHERE name = 'public.lsc_out';
 
 SELECT match_recognize_drop_stream('lsc_out');
-DROP TABLE lsc_ticks, lsc_q, lsc_out;
+DROP TABLE lsc_out;
+TRUNCATE lsc_ticks, lsc_q;
+
+-- a change of the query table's columns that its decoded rows no longer
+-- fit (a type change) stops the stream before it reads such a row
+SELECT match_recognize_create_stream('lsc_out2',
+  'lsc_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price '
+  'QUERIES lsc_q (ID qid, LEVEL level)) AS f', lateness => 0);
+INSERT INTO lsc_q VALUES (1, 1, 10, NULL);
+INSERT INTO lsc_ticks VALUES (1, 1, 5), (1, 2, 15), (1, 3, 0);
+SELECT match_recognize_wait_stream('lsc_out2');
+ALTER TABLE lsc_q ALTER COLUMN level TYPE bigint;
+INSERT INTO lsc_q VALUES (1, 2, 10, NULL);
+INSERT INTO lsc_ticks VALUES (1, 4, 50), (1, 5, 0);
+SELECT match_recognize_wait_stream('lsc_out2');
+SELECT key, qid, level, ts, _match_id FROM lsc_out2;
+SELECT state, regexp_replace(last_error, 'transaction \d+, commit at [0-9A-F/]+', 'transaction N, commit at L') AS last_error
+FROM match_recognize_streams WHERE name = 'public.lsc_out2';
+SELECT match_recognize_drop_stream('lsc_out2');
+DROP TABLE lsc_ticks, lsc_q, lsc_out2;

@@ -260,7 +260,8 @@ typedef struct LStream
 	MrStreamSink sink;
 	LogicalDecodingContext *ctx;
 	bool		skip_txn;
-	char		bad;			/* 'U', 'D', 'T', 'Q' (query UPDATE), 'q' (DELETE without a row) */
+	char		bad;			/* 'U', 'D', 'T', 'Q' (query UPDATE), 'q' (DELETE without a row), 'C' (columns changed) */
+	TupleDesc	seen_desc[2];	/* [is source]: a descriptor found readable */
 	Oid			bad_rel;
 	int64		txn_first;
 	bool		stop;
@@ -306,6 +307,44 @@ ls_begin(MrStreamSink *sink, ReorderBufferTXN *txn)
 	ls.txn_first = ls.nchg;
 }
 
+/*
+ * Can a tuple of desc (the table as the change was written) be read with
+ * ours (as the worker set up)?  Every attribute of ours in the same place
+ * with the same storage, of the same type unless dropped, and the ones the
+ * stream reads not dropped.
+ */
+static bool
+desc_readable(TupleDesc ours, TupleDesc desc, bool is_src)
+{
+	int			i;
+
+	if (desc->natts < ours->natts)
+		return false;
+	for (i = 0; i < ours->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(ours, i);
+		Form_pg_attribute b = TupleDescAttr(desc, i);
+
+		if (a->attlen != b->attlen || a->attalign != b->attalign || a->attbyval != b->attbyval)
+			return false;
+		if (!a->attisdropped && !b->attisdropped && a->atttypid != b->atttypid)
+			return false;
+		if (b->attisdropped && !a->attisdropped)
+		{
+			AttrNumber	n = i + 1;
+			int			k;
+
+			if (is_src ? (n == ls.sp.time_att || n == ls.sp.value_att)
+				: (n == ls.sp.id_att || n == ls.sp.level_att || n == ls.sp.dir_att || n == ls.sp.band_att))
+				return false;
+			for (k = 0; k < ls.sp.nkeys; k++)
+				if (n == (is_src ? ls.sp.src_key[k] : ls.sp.q_key[k]))
+					return false;
+		}
+	}
+	return true;
+}
+
 static void
 ls_raw(MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple)
 {
@@ -316,6 +355,16 @@ ls_raw(MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple)
 
 	if (ls.skip_txn || ls.bad || (!is_src && relid != ls.sp.queries))
 		return;
+	if (RelationGetDescr(rel) != ls.seen_desc[is_src])
+	{
+		if (!desc_readable(is_src ? ls.srcdesc : ls.qdesc, RelationGetDescr(rel), is_src))
+		{
+			ls.bad = 'C';
+			ls.bad_rel = relid;
+			return;
+		}
+		ls.seen_desc[is_src] = RelationGetDescr(rel);
+	}
 	if (is_src ? kind != 'I' : (kind != 'I' && kind != 'D'))
 	{
 		ls.bad = (!is_src && kind == 'U') ? 'Q' : kind;
@@ -361,6 +410,9 @@ ls_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 				break;
 			case 'q':
 				what = "a DELETE decoded without the deleted row (the table's REPLICA IDENTITY must stay FULL)";
+				break;
+			case 'C':
+				what = "a change of its columns that the stream cannot read";
 				break;
 			case 'U':
 				what = "an UPDATE";

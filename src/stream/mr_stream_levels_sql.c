@@ -120,7 +120,7 @@ mr_stream_levels_wanted(const char *query)
 	int			s = item_start(query);
 
 	if (s < 0)
-		return false;
+		s = 0;					/* levels_check refuses what precedes the item */
 	return mr_text_is_levels(query + s, item_end(query) - s);
 }
 
@@ -584,6 +584,12 @@ levels_check(LevelsCreate *c, const char *query)
 	char	   *vcol;
 	int			i;
 
+	if (s < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a levels stream's query must be SELECT * FROM <table> MATCH_LEVELS (...)"),
+				 errdetail("Projections, joins, WHERE and ORDER BY around the MATCH_LEVELS are not supported in streams."),
+				 errhint("Filter or project in a view or query over the output table.")));
 	origin.base = -1;
 	memset(&opts, 0, sizeof(opts));
 	opts.params_refused = "A stream's query cannot have parameters.";
