@@ -279,8 +279,11 @@ proto_change(LogicalDecodingContext *ctx, ReorderBufferTXN *txn, Relation rel,
 			change->action == REORDER_BUFFER_CHANGE_DELETE ? 'D' : 0;
 
 		if (k)
-			st->sink->raw(st->sink, rel, k, k == 'I' && change->data.tp.newtuple ?
-						  &change->data.tp.newtuple->tuple : NULL);
+			st->sink->raw(st->sink, rel, k,
+						  k == 'I' && change->data.tp.newtuple ?
+						  &change->data.tp.newtuple->tuple :
+						  k == 'D' && change->data.tp.oldtuple ?
+						  &change->data.tp.oldtuple->tuple : NULL);
 		return;
 	}
 	e = proto_rel(ctx, st, rel);

@@ -56,7 +56,8 @@ struct MrStreamSink
 	 * When set, every change of every relation comes here instead of insert
 	 * and other (a join stream reads two tables, mr_stream_join.c): kind
 	 * 'I' with the new tuple (valid only during the call, TOAST pointers
-	 * unresolved), 'U', 'D', 'T' without.
+	 * unresolved), 'D' with the old tuple when WAL has it (the replica
+	 * identity's columns), else without, 'U' and 'T' without.
 	 */
 	void		(*raw) (MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple);
 };

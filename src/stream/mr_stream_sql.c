@@ -109,6 +109,7 @@
 #include "mr_stream.h"
 #include "mr_stream_join.h"
 #include "mr_stream_watermark.h"
+#include "mr_stream_levels.h"
 
 PG_FUNCTION_INFO_V1(match_recognize_create_stream);
 PG_FUNCTION_INFO_V1(match_recognize_drop_stream);
@@ -1138,6 +1139,19 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	{
 		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
 							  a.idle_advance, a.batch_size, a.follow);
+		PG_RETURN_VOID();
+	}
+	/* a MATCH_LEVELS item: mr_stream_levels_sql.c */
+	if (mr_stream_levels_wanted(a.query))
+	{
+		/* a NULL lateness means "follow": levels streams cannot (yet) */
+		if (a.follow)
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("a MATCH_LEVELS stream needs a lateness"),
+					 errhint("Write for example lateness => interval '10 seconds', or lateness => 5 for an integer time.")));
+		mr_stream_levels_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
+								a.idle_advance, a.batch_size);
 		PG_RETURN_VOID();
 	}
 	bind_query(&a);

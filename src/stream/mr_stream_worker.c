@@ -85,6 +85,7 @@
 
 #include "mr_stream_join.h"
 #include "mr_stream_watermark.h"
+#include "mr_stream_levels.h"
 #include "match_recognize.h"
 #include "mr_stream_worker_int.h"
 
@@ -1076,6 +1077,9 @@ mr_stream_worker_main(Datum arg)
 	worker_init();
 	/* an interval join stream runs in mr_stream_join.c */
 	if (mr_stream_join_worker(MyStream->id, MyStream->slot_name))
+		proc_exit(0);
+	/* a levels stream runs in mr_stream_levels.c */
+	if (mr_stream_levels_worker(MyStream->id, MyStream->slot_name))
 		proc_exit(0);
 
 	for (;;)
