@@ -15,10 +15,9 @@
  * worker's life; the output plugin hands every change of every relation
  * to the raw callback (mr_stream_proto.h), which keeps the inserts of the
  * two tables (a row of a self-join goes to both sides) and turns any other
- * change of them (UPDATE, DELETE, TRUNCATE), or a row whose time is
- * infinite, into the stream's failure before that transaction takes
- * effect.  A transaction's rows are queued at its commit, in commit order
- * and in their order in the transaction.
+ * change of them (UPDATE, DELETE, TRUNCATE) into the stream's failure
+ * before that transaction takes effect.  A transaction's rows are queued
+ * at its commit, in commit order and in their order in the transaction.
  *
  * A cycle is one transaction: it decodes what WAL holds (at most
  * batch_size rows, or half a second), then, under the stream's lock, for
@@ -27,6 +26,10 @@
  *	- numbers each row (seq, one counter over both tables: the row's id
  *	  in the engine and in _match_id, stable on replay because the
  *	  counter is checkpointed with the output it numbered);
+ *	- a row whose time is infinite (timestamp, date) is counted as a NULL
+ *	  row, copied to the late table and dropped: the join is the query
+ *	  over the rows with finite times (no watermark passes infinity, and
+ *	  an outer row at infinity would never be padded);
  *	- a row whose time is below the watermark is late: counted, copied to
  *	  the late table, not joined (so for every other row the output is
  *	  exactly the batch query's); any other row is pushed: it is joined
@@ -178,7 +181,7 @@ typedef struct JStream
 	MrStreamSink sink;
 	LogicalDecodingContext *ctx;
 	bool		skip_txn;
-	char		bad;			/* 'U', 'D', 'T', 'I' (infinite time) */
+	char		bad;			/* 'U', 'D', 'T' */
 	Oid			bad_rel;
 	int64		txn_first;
 	bool		stop;
@@ -228,7 +231,6 @@ js_raw(MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple)
 	uint8		sides = (relid == js.b->relid[0] ? 1 : 0) | (relid == js.b->relid[1] ? 2 : 0);
 	MemoryContext old;
 	HeapTuple	copy;
-	int			s;
 
 	if (js.skip_txn || js.bad || sides == 0)
 		return;
@@ -243,13 +245,6 @@ js_raw(MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple)
 		: heap_copytuple(tuple);
 	copy->t_tableOid = relid;
 	MemoryContextSwitchTo(old);
-	for (s = 0; s < 2; s++)
-		if ((sides & (1 << s)) && time_infinite(s, copy))
-		{
-			js.bad = 'I';
-			js.bad_rel = relid;
-			return;
-		}
 	if (js.nrows == js.rows_cap)
 	{
 		js.rows_cap = Max(64, js.rows_cap * 2);
@@ -272,12 +267,7 @@ js_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 	{
 		js.nrows = js.txn_first;
 		old = MemoryContextSwitchTo(js.cxt);
-		if (js.bad == 'I')
-			js.fail_msg = psprintf("a row of \"%s\" has an infinite time, which no watermark can pass "
-								   "(transaction %u, commit at %X/%X); drop the stream and create it again",
-								   get_rel_name(js.bad_rel), txn->xid, LSN_FORMAT_ARGS(txn->end_lsn));
-		else
-			js.fail_msg = psprintf("the input table \"%s\" received %s, but a stream needs append-only input "
+		js.fail_msg = psprintf("the input table \"%s\" received %s, but a stream needs append-only input "
 								   "(transaction %u, commit at %X/%X); drop the stream and create it again",
 								   get_rel_name(js.bad_rel),
 								   js.bad == 'U' ? "an UPDATE" : js.bad == 'D' ? "a DELETE" : "a TRUNCATE",
@@ -494,7 +484,7 @@ write_late(int side, HeapTuple tuple)
 	args[0] = CStringGetTextDatum(side == MR_IJ_LEFT ? "left" : "right");
 	args[1] = CStringGetTextDatum(OidOutputFunctionCall(F_RECORD_OUT,
 														heap_copy_tuple_as_datum(tuple, js.desc[side])));
-	wm = time_text(js.watermark);
+	wm = js.have_wm ? time_text(js.watermark) : NULL;
 	if (wm)
 		args[2] = CStringGetTextDatum(wm);
 	else
@@ -579,6 +569,13 @@ process_txn(const JsTxn *t)
 
 			if (!(r->sides & (1 << s)))
 				continue;
+			if (time_infinite(s, r->tuple))
+			{
+				/* dropped: the join is the query over the finite times */
+				js.null_rows++;
+				write_late(s, r->tuple);
+				continue;
+			}
 			v = heap_getattr(r->tuple, js.b->time_attno[s], js.desc[s], &isnull);
 			if (!mr_ijoin_time_value(js.b, v, isnull, &tv))
 			{
