@@ -17,7 +17,10 @@
  * two tables (a row of a self-join goes to both sides) and turns any other
  * change of them (UPDATE, DELETE, TRUNCATE) into the stream's failure
  * before that transaction takes effect.  A transaction's rows are queued
- * at its commit, in commit order and in their order in the transaction.
+ * at its commit, in commit order and in their order in the transaction
+ * (with its commit time; a processing-time join also queues, as one entry
+ * per run, the commits without rows of the inputs: its clock moves with
+ * every commit).
  *
  * A cycle is one transaction: it decodes what WAL holds (at most
  * batch_size rows, or half a second), then, under the stream's lock, for
@@ -40,6 +43,14 @@
  *	  minus the lateness, and the join's the least of the two (a side that
  *	  has seen no row holds it back); the engine then pads the outer rows
  *	  whose horizon closed and forgets them.
+ *
+ * Processing time (the bound is on pg_xact_commit_timestamp(x.xmin), see
+ * mr_ijoin_bind.h): a row's time is its transaction's commit time as
+ * decoded, and the watermark the last commit's time minus the lateness,
+ * for both sides at once; the same on replay, since the commits decoded
+ * again are the same.  Commit times can go back by a little between
+ * concurrent commits: a row below the watermark is late as above.  The
+ * checkpoint keeps each retained row's time.
  *
  * Then it writes the output rows (the join's columns and _match_id =
  * "<left id>:<right id>", an id empty for a padded side), the late rows,
@@ -104,7 +115,7 @@
 #define JS_BUSY_MS		100
 #define JS_STOPPED_MS	2000
 #define JS_CHECK_MS		1000
-#define JS_CP_VERSION	1
+#define JS_CP_VERSION	2		/* 2: each retained row has its time */
 
 typedef enum JsResult
 {
@@ -278,7 +289,18 @@ js_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 		return;
 	}
 	if (js.nrows == js.txn_first)
-		return;					/* it did not touch the inputs */
+	{
+		/* it did not touch the inputs */
+		if (!js.b->processing)
+			return;
+		/* but the processing clock moves: one entry for a run of them */
+		if (js.ntxns > 0 && js.txns[js.ntxns - 1].n == 0)
+		{
+			js.txns[js.ntxns - 1].end_lsn = txn->end_lsn;
+			js.txns[js.ntxns - 1].commit_time = txn->xact_time.commit_time;
+			return;
+		}
+	}
 	if (js.ntxns == js.txns_cap)
 	{
 		js.txns_cap = Max(16, js.txns_cap * 2);
@@ -569,6 +591,23 @@ process_txn(const JsTxn *t)
 
 			if (!(r->sides & (1 << s)))
 				continue;
+			if (js.b->processing)
+			{
+				/* the processing time: the commit's, the same on replay */
+				tv = t->commit_time;
+				if (js.have_wm && tv < js.watermark)
+				{
+					js.late_rows++;
+					write_late(s, r->tuple);
+					continue;
+				}
+				mr_ijrun_set_time(js.run, tv);
+				mr_ijrun_push(js.run, s, r->tuple, id);
+				if (!have[s] || tv > mx[s])
+					mx[s] = tv;
+				have[s] = true;
+				continue;
+			}
 			if (time_infinite(s, r->tuple))
 			{
 				/* dropped: the join is the query over the finite times */
@@ -601,7 +640,25 @@ process_txn(const JsTxn *t)
 			js.max_seen[s] = mx[s];
 			js.have_max[s] = true;
 		}
-	if (js.have_max[0] && js.have_max[1])
+	if (js.b->processing)
+	{
+		/*
+		 * One clock for both sides: the last commit's time (less the
+		 * lateness), whether or not the commit had rows of either side.
+		 */
+		int64		w = sub_sat(t->commit_time, js.lateness);
+
+		js.max_seen[0] = js.max_seen[1] = Max(t->commit_time,
+											  js.have_max[0] ? js.max_seen[0] : PG_INT64_MIN);
+		js.have_max[0] = js.have_max[1] = true;
+		if (!js.have_wm || w > js.watermark)
+		{
+			js.watermark = w;
+			js.have_wm = true;
+			mr_ijrun_advance(js.run, w);
+		}
+	}
+	else if (js.have_max[0] && js.have_max[1])
 	{
 		int64		w = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
 
@@ -619,13 +676,14 @@ process_txn(const JsTxn *t)
 /* ---------- checkpoint ---------- */
 
 static void
-cp_visit(void *arg, int side, HeapTuple tuple, uint64 id, bool matched)
+cp_visit(void *arg, int side, HeapTuple tuple, uint64 id, int64 time, bool matched)
 {
 	StringInfo	buf = arg;
 
 	pq_sendbyte(buf, side);
 	pq_sendbyte(buf, matched ? 1 : 0);
 	pq_sendint64(buf, (int64) id);
+	pq_sendint64(buf, time);
 	pq_sendint32(buf, tuple->t_len);
 	pq_sendbytes(buf, (char *) tuple->t_data, tuple->t_len);
 }
@@ -678,6 +736,7 @@ restore_state(bytea *state)
 		int			side = pq_getmsgbyte(&buf);
 		bool		matched = pq_getmsgbyte(&buf) != 0;
 		uint64		id = (uint64) pq_getmsgint64(&buf);
+		int64		time = pq_getmsgint64(&buf);
 		uint32		len = pq_getmsgint(&buf, 4);
 		HeapTupleData tup;
 
@@ -691,6 +750,7 @@ restore_state(bytea *state)
 		tup.t_tableOid = js.b->relid[side];
 		tup.t_data = (HeapTupleHeader) palloc(len);
 		memcpy(tup.t_data, pq_getmsgbytes(&buf, len), len);
+		mr_ijrun_set_time(js.run, time);
 		mr_ijrun_restore_row(js.run, side, &tup, id, matched);
 		pfree(tup.t_data);
 		n++;
