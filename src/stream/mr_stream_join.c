@@ -713,12 +713,14 @@ restore_state(bytea *state)
 {
 	StringInfoData buf;
 	int64		n = 0;
+	int			version;
 
 	buf.data = VARDATA_ANY(state);
 	buf.len = VARSIZE_ANY_EXHDR(state);
 	buf.maxlen = buf.len;
 	buf.cursor = 0;
-	if (pq_getmsgint(&buf, 4) != JS_CP_VERSION)
+	version = pq_getmsgint(&buf, 4);
+	if (version != 1 && version != JS_CP_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("stream %d has a checkpoint of an unknown version", js.id)));
@@ -736,7 +738,7 @@ restore_state(bytea *state)
 		int			side = pq_getmsgbyte(&buf);
 		bool		matched = pq_getmsgbyte(&buf) != 0;
 		uint64		id = (uint64) pq_getmsgint64(&buf);
-		int64		time = pq_getmsgint64(&buf);
+		int64		time = version >= 2 ? pq_getmsgint64(&buf) : 0;	/* 1: event time only */
 		uint32		len = pq_getmsgint(&buf, 4);
 		HeapTupleData tup;
 
