@@ -59,6 +59,12 @@
  * counters and last_lsn into the catalog row, and commits.  Only then is
  * the slot confirmed, up to what was decoded.
  *
+ * Backfill: the first cycle of a new stream joins the rows already in
+ * the tables (backfill()), under its snapshot, which is recorded: a
+ * decoded transaction the snapshot saw is skipped (one that committed
+ * before the slot's consistent point is not decoded but is seen), so
+ * every row is read exactly once.
+ *
  * Exactly once: output and checkpoint commit together, so after any crash
  * the worker restores the last checkpoint and decodes again from the
  * slot's confirmed position, skipping the transactions that end at or
@@ -179,6 +185,13 @@ typedef struct JStream
 	int64		rows_out;
 	XLogRecPtr	last_lsn;
 	TimestampTz last_commit_time;
+	bool		backfilled;
+	TimestampTz created_at;
+	char	   *snapshot_text;	/* the backfill's: its transactions are read */
+	TransactionId snap_xmin;
+	TransactionId snap_xmax;
+	TransactionId *snap_xip;
+	int			snap_nxip;
 
 	/* the queue of decoded transactions */
 	JsRow	   *rows;
@@ -212,10 +225,62 @@ static JStream js;
 
 /* ---------- decoding ---------- */
 
+/* did the backfill's snapshot see transaction xid (so its rows are read)? */
+static bool
+snapshot_saw(TransactionId xid)
+{
+	int			i;
+
+	if (!TransactionIdIsValid(js.snap_xmin))
+		return false;
+	if (TransactionIdPrecedes(xid, js.snap_xmin))
+		return true;
+	if (!TransactionIdPrecedes(xid, js.snap_xmax))
+		return false;
+	for (i = 0; i < js.snap_nxip; i++)
+		if (js.snap_xip[i] == xid)
+			return false;
+	return true;
+}
+
+/* "xmin:xmax:xip,xip" (pg_snapshot's text form), into js */
+static void
+parse_snapshot(const char *text)
+{
+	unsigned long xmin,
+				xmax;
+	const char *p;
+	MemoryContext old = MemoryContextSwitchTo(js.cxt);
+
+	js.snap_xmin = InvalidTransactionId;
+	js.snap_nxip = 0;
+	js.snapshot_text = text ? pstrdup(text) : NULL;
+	if (text == NULL || sscanf(text, "%lu:%lu:", &xmin, &xmax) != 2)
+	{
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	js.snap_xmin = (TransactionId) xmin;
+	js.snap_xmax = (TransactionId) xmax;
+	p = strchr(strchr(text, ':') + 1, ':') + 1;
+	js.snap_xip = palloc(sizeof(TransactionId) * (strlen(p) / 2 + 1));
+	while (*p)
+	{
+		char	   *end;
+		unsigned long x = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		js.snap_xip[js.snap_nxip++] = (TransactionId) x;
+		p = (*end == ',') ? end + 1 : end;
+	}
+	MemoryContextSwitchTo(old);
+}
+
 static void
 js_begin(MrStreamSink *sink, ReorderBufferTXN *txn)
 {
-	js.skip_txn = js.failing || txn->end_lsn <= js.last_lsn;
+	js.skip_txn = js.failing || txn->end_lsn <= js.last_lsn || snapshot_saw(txn->xid);
 	js.bad = 0;
 	js.txn_first = js.nrows;
 }
@@ -673,6 +738,234 @@ process_txn(const JsTxn *t)
 	js.last_commit_time = t->commit_time;
 }
 
+/* ---------- backfill ---------- */
+
+#define JS_BACKFILL_FETCH	1000
+
+/* one input's rows under the backfill's snapshot, in time order */
+typedef struct JsCursor
+{
+	Portal		portal;
+	SPITupleTable *tt;
+	uint64		pos;
+	bool		done;
+	HeapTupleData tup;			/* the current row, in the table's row type */
+	int64		key;			/* its merge key: the time, NULL and infinite first */
+	bool		timed;			/* its time is finite */
+} JsCursor;
+
+static void
+cursor_next(JsCursor *c, int side)
+{
+	HeapTupleHeader h;
+	bool		isnull;
+	Datum		d;
+
+	for (;;)
+	{
+		if (c->tt != NULL && c->pos < c->tt->numvals)
+			break;
+		if (c->tt != NULL)
+			SPI_freetuptable(c->tt);
+		c->tt = NULL;
+		SPI_cursor_fetch(c->portal, true, JS_BACKFILL_FETCH);
+		if (SPI_processed == 0)
+		{
+			c->done = true;
+			return;
+		}
+		c->tt = SPI_tuptable;
+		c->pos = 0;
+	}
+	d = SPI_getbinval(c->tt->vals[c->pos], c->tt->tupdesc, 1, &isnull);
+	c->pos++;
+	h = DatumGetHeapTupleHeader(d);
+	c->tup.t_len = HeapTupleHeaderGetDatumLength(h);
+	ItemPointerSetInvalid(&c->tup.t_self);
+	c->tup.t_tableOid = js.b->relid[side];
+	c->tup.t_data = h;
+	c->timed = false;
+	c->key = PG_INT64_MIN;
+	if (js.b->processing)
+	{
+		c->timed = true;
+		c->key = js.created_at;
+		return;
+	}
+	if (time_infinite(side, &c->tup))
+		return;
+	d = heap_getattr(&c->tup, js.b->time_attno[side], js.desc[side], &isnull);
+	if (mr_ijoin_time_value(js.b, d, isnull, &c->key))
+		c->timed = true;
+	else
+		c->key = PG_INT64_MIN;
+}
+
+static void
+cursor_open(JsCursor *c, int side)
+{
+	const char *rel = quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.b->relid[side])),
+												 get_rel_name(js.b->relid[side]));
+	char	   *sql;
+	SPIPlanPtr	plan;
+
+	memset(c, 0, sizeof(*c));
+	if (js.b->processing)
+		sql = psprintf("SELECT t FROM ONLY %s t", rel);
+	else
+		sql = psprintf("SELECT t FROM ONLY %s t ORDER BY t.%s NULLS FIRST", rel,
+					   quote_identifier(get_attname(js.b->relid[side], js.b->time_attno[side], false)));
+	plan = SPI_prepare(sql, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the backfill of stream %d: %s", js.id,
+			 SPI_result_code_string(SPI_result));
+	c->portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	cursor_next(c, side);
+}
+
+/*
+ * The rows committed before the stream: read under the first cycle's
+ * snapshot (recorded: the decoded transactions it saw are skipped), both
+ * inputs merged in time order, each row pushed as if it arrived then, the
+ * watermark following the merge (every row with a time below the next
+ * one's has been pushed) up to where the inputs' largest times put it.
+ * So the output is the batch query's for every closed horizon, and the
+ * retained state follows the horizon, not the tables.  A processing-time
+ * join reads every such row at the stream's creation time.
+ */
+static void
+backfill(void)
+{
+	JsCursor	cur[2];
+	int			nsides = js.b->relid[0] == js.b->relid[1] ? 1 : 2;
+	bool		have_final = false;
+	int64		final_wm = 0;
+	/* a self-join on two time columns is in the order of one of them only */
+	bool		follow = nsides == 2 || js.b->time_attno[0] == js.b->time_attno[1];
+	int			s;
+	StringInfoData snap;
+	Snapshot	as = GetActiveSnapshot();
+	uint32		i;
+
+	initStringInfo(&snap);
+	appendStringInfo(&snap, "%u:%u:", as->xmin, as->xmax);
+	for (i = 0; i < as->xcnt; i++)
+		appendStringInfo(&snap, "%s%u", i ? "," : "", as->xip[i]);
+	parse_snapshot(snap.data);
+
+	for (s = 0; s < nsides; s++)
+		cursor_open(&cur[s], s);
+	/* the watermark the copy ends with, from each side's largest time */
+	for (s = 0; s < 2; s++)
+	{
+		const char *col;
+		SPITupleTable *tt;
+		bool		isnull;
+		Datum		d;
+		int64		tv;
+
+		if (js.b->processing)
+		{
+			js.have_max[s] = true;
+			js.max_seen[s] = js.created_at;
+			continue;
+		}
+		col = quote_identifier(get_attname(js.b->relid[s], js.b->time_attno[s], false));
+		if (SPI_execute(psprintf("SELECT pg_catalog.max(%s) FILTER (WHERE %s) FROM ONLY %s",
+								 col,
+								 js.b->time_type == DATEOID || js.b->time_type == TIMESTAMPOID ||
+								 js.b->time_type == TIMESTAMPTZOID ?
+								 psprintf("pg_catalog.isfinite(%s)", col) : "true",
+								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.b->relid[s])),
+															get_rel_name(js.b->relid[s]))),
+						true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read the largest time of stream %d's input", js.id);
+		tt = SPI_tuptable;
+		d = SPI_getbinval(tt->vals[0], tt->tupdesc, 1, &isnull);
+		if (mr_ijoin_time_value(js.b, d, isnull, &tv))
+		{
+			js.have_max[s] = true;
+			js.max_seen[s] = tv;
+		}
+		SPI_freetuptable(tt);
+	}
+	if (js.have_max[0] && js.have_max[1])
+	{
+		have_final = true;
+		final_wm = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
+	}
+	for (;;)
+	{
+		int			side;
+		JsCursor   *c;
+		uint64		id;
+
+		CHECK_FOR_INTERRUPTS();
+		if (nsides == 1)
+			side = cur[0].done ? -1 : 0;
+		else if (cur[0].done)
+			side = cur[1].done ? -1 : 1;
+		else if (cur[1].done)
+			side = 0;
+		else
+			side = cur[1].key < cur[0].key ? 1 : 0;
+		if (side < 0)
+			break;
+		c = &cur[side];
+		if (c->timed && have_final && follow)
+		{
+			int64		w = Min(c->key, final_wm);
+
+			if (!js.have_wm || w > js.watermark)
+			{
+				js.watermark = w;
+				js.have_wm = true;
+				mr_ijrun_advance(js.run, w);
+			}
+		}
+		id = (uint64) js.next_seq++;
+		for (s = 0; s < 2; s++)
+		{
+			if (nsides == 2 && s != side)
+				continue;
+			if (s == 0 || nsides == 2)
+				js.rows_in++;
+			if (js.b->processing)
+				mr_ijrun_set_time(js.run, c->key);
+			else if (time_infinite(s, &c->tup))
+			{
+				js.null_rows++;
+				write_late(s, &c->tup);
+				continue;
+			}
+			else
+			{
+				bool		isnull;
+				int64		tv;
+				Datum		d = heap_getattr(&c->tup, js.b->time_attno[s], js.desc[s], &isnull);
+
+				if (!mr_ijoin_time_value(js.b, d, isnull, &tv))
+					js.null_rows++;
+			}
+			mr_ijrun_push(js.run, s, &c->tup, id);
+		}
+		cursor_next(c, side);
+	}
+	for (s = 0; s < nsides; s++)
+	{
+		if (cur[s].tt)
+			SPI_freetuptable(cur[s].tt);
+		SPI_cursor_close(cur[s].portal);
+	}
+	if (have_final && (!js.have_wm || final_wm > js.watermark))
+	{
+		js.watermark = final_wm;
+		js.have_wm = true;
+		mr_ijrun_advance(js.run, final_wm);
+	}
+	js.backfilled = true;
+}
+
 /* ---------- checkpoint ---------- */
 
 static void
@@ -818,6 +1111,9 @@ save_row(Relation catrel, HeapTuple tup, bool with_state)
 		if (js.last_commit_time != 0)
 			SETV(Anum_mrs_last_commit_time, TimestampTzGetDatum(js.last_commit_time));
 		SETV(Anum_mrs_checkpoint_state, PointerGetDatum(checkpoint_state()));
+		SETV(Anum_mrs_backfilled, BoolGetDatum(js.backfilled));
+		if (js.snapshot_text)
+			SETV(Anum_mrs_snapshot, CStringGetTextDatum(js.snapshot_text));
 		SETV(Anum_mrs_checkpointed_at, TimestampTzGetDatum(GetCurrentTimestamp()));
 	}
 #undef SETV
@@ -875,6 +1171,11 @@ setup(Relation catrel, HeapTuple tup)
 	js.last_lsn = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_last_commit_time, &isnull);
 	js.last_commit_time = isnull ? 0 : DatumGetTimestampTz(d);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_backfilled, &isnull);
+	js.backfilled = isnull || DatumGetBool(d);
+	js.created_at = DatumGetTimestampTz(mr_stream_row_get(catrel, tup, Anum_mrs_created_at, &isnull));
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_snapshot, &isnull);
+	parse_snapshot(isnull ? NULL : TextDatumGetCString(d));
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_checkpoint_state, &isnull);
 	if (!isnull)
 		restore_state(DatumGetByteaPCopy(d));
@@ -1002,7 +1303,13 @@ init_cycle(void)
 	check_access();
 	decoder_start();
 	js.state = "running";
-	save_row(catrel, tup, false);
+	if (!js.backfilled)
+	{
+		backfill();
+		save_row(catrel, tup, true);
+	}
+	else
+		save_row(catrel, tup, false);
 	close_stream(catrel, true);
 	js.initialized = true;
 	mr_stream_report_progress(js.decoded_upto);

@@ -26,9 +26,9 @@
  *	   the catalog row, kind 'interval join', the analysed query as its
  *	   bound (the worker replays it: no name is resolved again).
  *
- * The stream reads the rows committed after it was created: rows already
- * in the tables are not joined (no backfill for joins yet), so the row is
- * written as backfilled.
+ * The row is written as not backfilled: the worker's first cycle joins the
+ * rows already in the tables (mr_stream_join.c), then goes on with the
+ * rows decoded after them.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -399,7 +399,7 @@ join_insert_row(JoinCreate *c, const char *query, Datum lateness, Oid late_type,
 	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(c->slot_name)));
 	SETV(Anum_mrs_created_at, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()));
 	SETV(Anum_mrs_state, CStringGetTextDatum("starting"));
-	SETV(Anum_mrs_backfilled, BoolGetDatum(true));
+	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
 	SETV(Anum_mrs_rows_in, Int64GetDatum(0));
 	SETV(Anum_mrs_late_rows, Int64GetDatum(0));
 	SETV(Anum_mrs_null_rows, Int64GetDatum(0));
