@@ -102,7 +102,25 @@ UNION ALL
  EXCEPT ALL SELECT a.id, b.id FROM jb_s a JOIN jb_s b ON a.k = b.k AND b.ts BETWEEN a.ts AND a.ts + 3);
 SELECT count(*) FROM jb_self;
 
-SELECT match_recognize_drop_stream(s) FROM unnest(ARRAY['jb_inner', 'jb_left', 'jb_right', 'jb_full', 'jb_self']) s;
-DROP TABLE jb_inner, jb_left, jb_right, jb_full, jb_self, jb_s, jb_l, jb_r;
+-- a processing-time join reads the rows already there at its creation time
+CREATE TABLE jb_pl (id int, k int);
+CREATE TABLE jb_pr (id int, k int);
+INSERT INTO jb_pl VALUES (1, 1), (2, 2);
+INSERT INTO jb_pr VALUES (11, 1), (13, 3);
+SELECT match_recognize_create_stream('jb_proc', 'SELECT l.id AS lid, r.id AS rid, '
+  'pg_xact_commit_timestamp(l.xmin) AS lat, pg_xact_commit_timestamp(r.xmin) AS rat FROM jb_pl l FULL JOIN jb_pr r '
+  'ON r.k = l.k AND pg_xact_commit_timestamp(r.xmin) BETWEEN pg_xact_commit_timestamp(l.xmin) '
+  'AND pg_xact_commit_timestamp(l.xmin) + interval ''1 millisecond''', lateness => interval '0 seconds');
+SELECT match_recognize_wait_stream('jb_proc');
+SELECT pg_sleep(0.01);
+-- a later commit moves the clock past the horizons: the padded rows
+CREATE TABLE jb_tick (n int);
+INSERT INTO jb_tick VALUES (1);
+SELECT match_recognize_wait_stream('jb_proc');
+SELECT lid, rid, lat = c.created_at AS lat_is_creation, rat = c.created_at AS rat_is_creation
+FROM jb_proc, match_recognize_stream c WHERE c.name = 'public.jb_proc' ORDER BY lid, rid;
+
+SELECT match_recognize_drop_stream(s) FROM unnest(ARRAY['jb_inner', 'jb_left', 'jb_right', 'jb_full', 'jb_self', 'jb_proc']) s;
+DROP TABLE jb_inner, jb_left, jb_right, jb_full, jb_self, jb_s, jb_l, jb_r, jb_proc, jb_pl, jb_pr, jb_tick;
 DROP FUNCTION jb_query(text), jb_diff(text, text);
 DROP PROCEDURE jb_feed(int, int);

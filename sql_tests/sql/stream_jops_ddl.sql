@@ -9,6 +9,7 @@ CREATE TABLE jd_r (id int, k int, ts timestamp);
 SELECT match_recognize_create_stream('jd_full', $$SELECT l.id AS lid, r.id AS rid, l.ts AS lts, r.ts AS rts
   FROM jd_l l FULL JOIN jd_r r ON r.k = l.k AND r.ts BETWEEN l.ts - interval '1 minute' AND l.ts + interval '1 minute'$$,
   lateness => interval '0 seconds', late_table => 'jd_full_late');
+SELECT match_recognize_wait_stream('jd_full');
 
 -- infinite times: counted in null_rows, copied to the late table and
 -- dropped (the join is the query over the rows with finite times, so they
@@ -58,6 +59,7 @@ CREATE TABLE jd_r (id int, k int, ts timestamp);
 SELECT match_recognize_create_stream('jd_inner', $$SELECT l.id AS lid, r.id AS rid
   FROM jd_l l JOIN jd_r r ON r.k = l.k AND r.ts BETWEEN l.ts AND l.ts + interval '1 minute'$$,
   lateness => interval '0 seconds');
+SELECT match_recognize_wait_stream('jd_inner');
 DELETE FROM jd_r;
 INSERT INTO jd_r VALUES (16, 1, '2026-01-01 12:00');
 DELETE FROM jd_r WHERE id = 16;

@@ -25,6 +25,8 @@ SELECT match_recognize_create_stream('jp_inner', jp_query('INNER'), lateness => 
 SELECT match_recognize_create_stream('jp_left', jp_query('LEFT'), lateness => interval '0 seconds');
 SELECT match_recognize_create_stream('jp_right', jp_query('RIGHT'), lateness => interval '0 seconds');
 SELECT match_recognize_create_stream('jp_full', jp_query('FULL'), lateness => interval '0 seconds');
+-- the first cycles done (nothing to backfill): every row below is decoded
+SELECT match_recognize_wait_stream(s) FROM unnest(ARRAY['jp_inner', 'jp_left', 'jp_right', 'jp_full']) s;
 SELECT name, kind, lateness FROM match_recognize_streams WHERE name LIKE 'public.jp\_%' ORDER BY name;
 
 -- rows in many small transactions a few milliseconds apart: a left and a
