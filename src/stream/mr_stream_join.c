@@ -53,7 +53,9 @@
  * checkpoint keeps each retained row's time.
  *
  * Then it writes the output rows (the join's columns and _match_id =
- * "<left id>:<right id>", an id empty for a padded side), the late rows,
+ * "<left id>:<right id>", an id empty for a padded side; buffered per
+ * column and written JS_OUT_BATCH at a time by one INSERT over unnest()ed
+ * arrays, or row by row when a column's type has no array type), the late rows,
  * and the checkpoint (the watermark, the largest times, the seq counter
  * and every retained row as its tuple with its matched flag) with the
  * counters and last_lsn into the catalog row, and commits.  Only then is
@@ -99,6 +101,8 @@
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/datum.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgroids.h"
@@ -121,6 +125,7 @@
 #define JS_BUSY_MS		100
 #define JS_STOPPED_MS	2000
 #define JS_CHECK_MS		1000
+#define JS_OUT_BATCH	4096
 #define JS_CP_VERSION	2		/* 2: each retained row has its time */
 
 typedef enum JsResult
@@ -171,6 +176,16 @@ typedef struct JStream
 	int			out_natts;		/* the join's columns (then _match_id) */
 	Datum	   *out_values;
 	char	   *out_nulls;
+	/* the output rows of a cycle, per column, written JS_OUT_BATCH at a time */
+	SPIPlanPtr	batch_plan;		/* NULL: a column has no array type */
+	MemoryContext outcxt;
+	Oid		   *out_types;
+	int16	   *out_len;
+	bool	   *out_byval;
+	char	   *out_align;
+	Datum	  **col_values;
+	bool	  **col_nulls;
+	int			nbuf;
 
 	/* state (checkpointed) */
 	bool		have_max[2];
@@ -528,6 +543,38 @@ time_text(int64 t)
 	return OidOutputFunctionCall(typout, d);
 }
 
+/*
+ * Write the buffered output rows: one INSERT of the columns as arrays,
+ * INSERT INTO out SELECT * FROM ROWS FROM (unnest($1), ...), so that
+ * whatever the table has (defaults, triggers, the unique index) applies.
+ */
+static void
+flush_output(void)
+{
+	Datum	   *args;
+	int			i;
+	int			rc;
+	int			dims[1];
+	int			lbs[1] = {1};
+
+	if (js.nbuf == 0)
+		return;
+	args = palloc(sizeof(Datum) * (js.out_natts + 1));
+	dims[0] = js.nbuf;
+	for (i = 0; i <= js.out_natts; i++)
+		args[i] = PointerGetDatum(construct_md_array(js.col_values[i], js.col_nulls[i], 1, dims, lbs,
+													 js.out_types[i], js.out_len[i], js.out_byval[i],
+													 js.out_align[i]));
+	rc = SPI_execute_plan(js.batch_plan, args, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
+	for (i = 0; i <= js.out_natts; i++)
+		pfree(DatumGetPointer(args[i]));
+	pfree(args);
+	js.nbuf = 0;
+	MemoryContextReset(js.outcxt);
+}
+
 static void
 emit(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
 {
@@ -536,26 +583,43 @@ emit(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
 	char		idbuf[48];
 
 	slot_getallattrs(slot);
-	for (i = 0; i < js.out_natts; i++)
-	{
-		js.out_values[i] = slot->tts_values[i];
-		js.out_nulls[i] = slot->tts_isnull[i] ? 'n' : ' ';
-	}
 	idbuf[0] = '\0';
 	if (info->has[0])
 		snprintf(idbuf, sizeof(idbuf), UINT64_FORMAT, info->id[0]);
 	strcat(idbuf, ":");
 	if (info->has[1])
 		snprintf(idbuf + strlen(idbuf), sizeof(idbuf) - strlen(idbuf), UINT64_FORMAT, info->id[1]);
+	js.rows_out++;
+	if (info->has[0] && info->has[1])
+		js.pairs_out++;
+	if (js.batch_plan != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(js.outcxt);
+
+		for (i = 0; i < js.out_natts; i++)
+		{
+			js.col_nulls[i][js.nbuf] = slot->tts_isnull[i];
+			js.col_values[i][js.nbuf] = slot->tts_isnull[i] ? (Datum) 0 :
+				datumCopy(slot->tts_values[i], js.out_byval[i], js.out_len[i]);
+		}
+		js.col_nulls[js.out_natts][js.nbuf] = false;
+		js.col_values[js.out_natts][js.nbuf] = CStringGetTextDatum(idbuf);
+		MemoryContextSwitchTo(old);
+		if (++js.nbuf == JS_OUT_BATCH)
+			flush_output();
+		return;
+	}
+	for (i = 0; i < js.out_natts; i++)
+	{
+		js.out_values[i] = slot->tts_values[i];
+		js.out_nulls[i] = slot->tts_isnull[i] ? 'n' : ' ';
+	}
 	js.out_values[js.out_natts] = CStringGetTextDatum(idbuf);
 	js.out_nulls[js.out_natts] = ' ';
 	rc = SPI_execute_plan(js.out_plan, js.out_values, js.out_nulls, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
 	pfree(DatumGetPointer(js.out_values[js.out_natts]));
-	js.rows_out++;
-	if (info->has[0] && info->has[1])
-		js.pairs_out++;
 }
 
 static void
@@ -579,6 +643,44 @@ write_late(int side, HeapTuple tuple)
 	rc = SPI_execute_plan(js.late_plan, args, nulls, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "could not write a late row of stream %d: %s", js.id, SPI_result_code_string(rc));
+}
+
+/* the batched INSERT, when every column's type has an array type */
+static void
+prepare_batch(TupleDesc od, Oid *types)
+{
+	StringInfoData sql;
+	Oid		   *atypes = palloc(sizeof(Oid) * (od->natts + 1));
+	int			i;
+
+	js.out_types = MemoryContextAlloc(js.cxt, sizeof(Oid) * (od->natts + 1));
+	js.out_len = MemoryContextAlloc(js.cxt, sizeof(int16) * (od->natts + 1));
+	js.out_byval = MemoryContextAlloc(js.cxt, sizeof(bool) * (od->natts + 1));
+	js.out_align = MemoryContextAlloc(js.cxt, od->natts + 1);
+	js.col_values = MemoryContextAlloc(js.cxt, sizeof(Datum *) * (od->natts + 1));
+	js.col_nulls = MemoryContextAlloc(js.cxt, sizeof(bool *) * (od->natts + 1));
+	for (i = 0; i <= od->natts; i++)
+	{
+		js.out_types[i] = types[i];
+		atypes[i] = get_array_type(types[i]);
+		if (!OidIsValid(atypes[i]))
+			return;				/* row by row */
+		get_typlenbyvalalign(types[i], &js.out_len[i], &js.out_byval[i], &js.out_align[i]);
+		js.col_values[i] = MemoryContextAlloc(js.cxt, sizeof(Datum) * JS_OUT_BATCH);
+		js.col_nulls[i] = MemoryContextAlloc(js.cxt, sizeof(bool) * JS_OUT_BATCH);
+	}
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s SELECT * FROM ROWS FROM (",
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.output)),
+												get_rel_name(js.output)));
+	for (i = 0; i <= od->natts; i++)
+		appendStringInfo(&sql, "%spg_catalog.unnest($%d)", i ? ", " : "", i + 1);
+	appendStringInfoChar(&sql, ')');
+	js.batch_plan = SPI_prepare(sql.data, od->natts + 1, atypes);
+	if (js.batch_plan == NULL || SPI_keepplan(js.batch_plan) != 0)
+		elog(ERROR, "could not prepare the output of stream %d", js.id);
+	js.outcxt = AllocSetContextCreate(js.cxt, "match_recognize join stream output",
+									  ALLOCSET_DEFAULT_SIZES);
 }
 
 static void
@@ -606,6 +708,7 @@ prepare_output(void)
 	js.out_plan = SPI_prepare(sql.data, od->natts + 1, types);
 	if (js.out_plan == NULL || SPI_keepplan(js.out_plan) != 0)
 		elog(ERROR, "could not prepare the output of stream %d", js.id);
+	prepare_batch(od, types);
 	if (OidIsValid(js.late_table))
 	{
 		Oid			lt[3] = {TEXTOID, TEXTOID, TEXTOID};
@@ -632,12 +735,63 @@ sub_sat(int64 a, int64 b)
 	return r;
 }
 
+/* the watermark moves up to w, never down */
+static void
+advance_to(int64 w)
+{
+	if (!js.have_wm || w > js.watermark)
+	{
+		js.watermark = w;
+		js.have_wm = true;
+		mr_ijrun_advance(js.run, w);
+	}
+}
+
+/*
+ * A decoded row on side s: dropped (an infinite time), late, or pushed;
+ * true when it was pushed with a time, *tv
+ */
+static bool
+push_decoded(int s, JsRow *r, uint64 id, TimestampTz commit_time, int64 *tv)
+{
+	bool		isnull;
+	Datum		v;
+
+	if (js.b->processing)
+		*tv = commit_time;	/* the processing time: the same on replay */
+	else if (time_infinite(s, r->tuple))
+	{
+		/* dropped: the join is the query over the finite times */
+		js.null_rows++;
+		write_late(s, r->tuple);
+		return false;
+	}
+	else
+	{
+		v = heap_getattr(r->tuple, js.b->time_attno[s], js.desc[s], &isnull);
+		if (!mr_ijoin_time_value(js.b, v, isnull, tv))
+		{
+			js.null_rows++;
+			mr_ijrun_push(js.run, s, r->tuple, id);
+			return false;
+		}
+	}
+	if (js.have_wm && *tv < js.watermark)
+	{
+		js.late_rows++;
+		write_late(s, r->tuple);
+		return false;
+	}
+	if (js.b->processing)
+		mr_ijrun_set_time(js.run, *tv);
+	mr_ijrun_push(js.run, s, r->tuple, id);
+	return true;
+}
+
 /* one transaction's rows, then its commit's watermark */
 static void
 process_txn(const JsTxn *t)
 {
-	bool		have[2] = {false, false};
-	int64		mx[2] = {0, 0};
 	int64		i;
 	int			s;
 
@@ -650,90 +804,29 @@ process_txn(const JsTxn *t)
 		js.rows_in++;
 		for (s = 0; s < 2; s++)
 		{
-			bool		isnull;
-			Datum		v;
 			int64		tv;
 
-			if (!(r->sides & (1 << s)))
-				continue;
-			if (js.b->processing)
+			if ((r->sides & (1 << s)) && push_decoded(s, r, id, t->commit_time, &tv) &&
+				(!js.have_max[s] || tv > js.max_seen[s]))
 			{
-				/* the processing time: the commit's, the same on replay */
-				tv = t->commit_time;
-				if (js.have_wm && tv < js.watermark)
-				{
-					js.late_rows++;
-					write_late(s, r->tuple);
-					continue;
-				}
-				mr_ijrun_set_time(js.run, tv);
-				mr_ijrun_push(js.run, s, r->tuple, id);
-				if (!have[s] || tv > mx[s])
-					mx[s] = tv;
-				have[s] = true;
-				continue;
+				js.max_seen[s] = tv;
+				js.have_max[s] = true;
 			}
-			if (time_infinite(s, r->tuple))
-			{
-				/* dropped: the join is the query over the finite times */
-				js.null_rows++;
-				write_late(s, r->tuple);
-				continue;
-			}
-			v = heap_getattr(r->tuple, js.b->time_attno[s], js.desc[s], &isnull);
-			if (!mr_ijoin_time_value(js.b, v, isnull, &tv))
-			{
-				js.null_rows++;
-				mr_ijrun_push(js.run, s, r->tuple, id);
-				continue;
-			}
-			if (js.have_wm && tv < js.watermark)
-			{
-				js.late_rows++;
-				write_late(s, r->tuple);
-				continue;
-			}
-			mr_ijrun_push(js.run, s, r->tuple, id);
-			if (!have[s] || tv > mx[s])
-				mx[s] = tv;
-			have[s] = true;
 		}
 	}
-	for (s = 0; s < 2; s++)
-		if (have[s] && (!js.have_max[s] || mx[s] > js.max_seen[s]))
-		{
-			js.max_seen[s] = mx[s];
-			js.have_max[s] = true;
-		}
 	if (js.b->processing)
 	{
 		/*
 		 * One clock for both sides: the last commit's time (less the
 		 * lateness), whether or not the commit had rows of either side.
 		 */
-		int64		w = sub_sat(t->commit_time, js.lateness);
-
 		js.max_seen[0] = js.max_seen[1] = Max(t->commit_time,
 											  js.have_max[0] ? js.max_seen[0] : PG_INT64_MIN);
 		js.have_max[0] = js.have_max[1] = true;
-		if (!js.have_wm || w > js.watermark)
-		{
-			js.watermark = w;
-			js.have_wm = true;
-			mr_ijrun_advance(js.run, w);
-		}
+		advance_to(sub_sat(t->commit_time, js.lateness));
 	}
 	else if (js.have_max[0] && js.have_max[1])
-	{
-		int64		w = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
-
-		if (!js.have_wm || w > js.watermark)
-		{
-			js.watermark = w;
-			js.have_wm = true;
-			mr_ijrun_advance(js.run, w);
-		}
-	}
+		advance_to(sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness));
 	js.last_lsn = t->end_lsn;
 	js.last_commit_time = t->commit_time;
 }
@@ -823,39 +916,12 @@ cursor_open(JsCursor *c, int side)
 	cursor_next(c, side);
 }
 
-/*
- * The rows committed before the stream: read under the first cycle's
- * snapshot (recorded: the decoded transactions it saw are skipped), both
- * inputs merged in time order, each row pushed as if it arrived then, the
- * watermark following the merge (every row with a time below the next
- * one's has been pushed) up to where the inputs' largest times put it.
- * So the output is the batch query's for every closed horizon, and the
- * retained state follows the horizon, not the tables.  A processing-time
- * join reads every such row at the stream's creation time.
- */
-static void
-backfill(void)
+/* the watermark the copy ends with, from each side's largest time */
+static bool
+backfill_final(int64 *final_wm)
 {
-	JsCursor	cur[2];
-	int			nsides = js.b->relid[0] == js.b->relid[1] ? 1 : 2;
-	bool		have_final = false;
-	int64		final_wm = 0;
-	/* a self-join on two time columns is in the order of one of them only */
-	bool		follow = nsides == 2 || js.b->time_attno[0] == js.b->time_attno[1];
 	int			s;
-	StringInfoData snap;
-	Snapshot	as = GetActiveSnapshot();
-	uint32		i;
 
-	initStringInfo(&snap);
-	appendStringInfo(&snap, "%u:%u:", as->xmin, as->xmax);
-	for (i = 0; i < as->xcnt; i++)
-		appendStringInfo(&snap, "%s%u", i ? "," : "", as->xip[i]);
-	parse_snapshot(snap.data);
-
-	for (s = 0; s < nsides; s++)
-		cursor_open(&cur[s], s);
-	/* the watermark the copy ends with, from each side's largest time */
 	for (s = 0; s < 2; s++)
 	{
 		const char *col;
@@ -889,16 +955,82 @@ backfill(void)
 		}
 		SPI_freetuptable(tt);
 	}
-	if (js.have_max[0] && js.have_max[1])
+	if (!js.have_max[0] || !js.have_max[1])
+		return false;
+	*final_wm = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
+	return true;
+}
+
+/* a copied row: pushed on its side (both for a self-join) at once */
+static void
+backfill_push(JsCursor *c, int side, int nsides)
+{
+	uint64		id = (uint64) js.next_seq++;
+	int			s;
+
+	js.rows_in++;
+	for (s = 0; s < 2; s++)
 	{
-		have_final = true;
-		final_wm = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
+		if (nsides == 2 && s != side)
+			continue;
+		if (js.b->processing)
+			mr_ijrun_set_time(js.run, c->key);
+		else if (time_infinite(s, &c->tup))
+		{
+			js.null_rows++;
+			write_late(s, &c->tup);
+			continue;
+		}
+		else
+		{
+			bool		isnull;
+			int64		tv;
+			Datum		d = heap_getattr(&c->tup, js.b->time_attno[s], js.desc[s], &isnull);
+
+			if (!mr_ijoin_time_value(js.b, d, isnull, &tv))
+				js.null_rows++;
+		}
+		mr_ijrun_push(js.run, s, &c->tup, id);
 	}
+}
+
+/*
+ * The rows committed before the stream: read under the first cycle's
+ * snapshot (recorded: the decoded transactions it saw are skipped), both
+ * inputs merged in time order, each row pushed as if it arrived then, the
+ * watermark following the merge (every row with a time below the next
+ * one's has been pushed) up to where the inputs' largest times put it.
+ * So the output is the batch query's for every closed horizon, and the
+ * retained state follows the horizon, not the tables.  A processing-time
+ * join reads every such row at the stream's creation time.
+ */
+static void
+backfill(void)
+{
+	JsCursor	cur[2];
+	int			nsides = js.b->relid[0] == js.b->relid[1] ? 1 : 2;
+	bool		have_final;
+	int64		final_wm = 0;
+	/* a self-join on two time columns is in the order of one of them only */
+	bool		follow = nsides == 2 || js.b->time_attno[0] == js.b->time_attno[1];
+	int			s;
+	StringInfoData snap;
+	Snapshot	as = GetActiveSnapshot();
+	uint32		i;
+
+	initStringInfo(&snap);
+	appendStringInfo(&snap, "%u:%u:", as->xmin, as->xmax);
+	for (i = 0; i < as->xcnt; i++)
+		appendStringInfo(&snap, "%s%u", i ? "," : "", as->xip[i]);
+	parse_snapshot(snap.data);
+
+	for (s = 0; s < nsides; s++)
+		cursor_open(&cur[s], s);
+	have_final = backfill_final(&final_wm);
 	for (;;)
 	{
 		int			side;
 		JsCursor   *c;
-		uint64		id;
 
 		CHECK_FOR_INTERRUPTS();
 		if (nsides == 1)
@@ -913,42 +1045,8 @@ backfill(void)
 			break;
 		c = &cur[side];
 		if (c->timed && have_final && follow)
-		{
-			int64		w = Min(c->key, final_wm);
-
-			if (!js.have_wm || w > js.watermark)
-			{
-				js.watermark = w;
-				js.have_wm = true;
-				mr_ijrun_advance(js.run, w);
-			}
-		}
-		id = (uint64) js.next_seq++;
-		for (s = 0; s < 2; s++)
-		{
-			if (nsides == 2 && s != side)
-				continue;
-			if (s == 0 || nsides == 2)
-				js.rows_in++;
-			if (js.b->processing)
-				mr_ijrun_set_time(js.run, c->key);
-			else if (time_infinite(s, &c->tup))
-			{
-				js.null_rows++;
-				write_late(s, &c->tup);
-				continue;
-			}
-			else
-			{
-				bool		isnull;
-				int64		tv;
-				Datum		d = heap_getattr(&c->tup, js.b->time_attno[s], js.desc[s], &isnull);
-
-				if (!mr_ijoin_time_value(js.b, d, isnull, &tv))
-					js.null_rows++;
-			}
-			mr_ijrun_push(js.run, s, &c->tup, id);
-		}
+			advance_to(Min(c->key, final_wm));
+		backfill_push(c, side, nsides);
 		cursor_next(c, side);
 	}
 	for (s = 0; s < nsides; s++)
@@ -957,12 +1055,8 @@ backfill(void)
 			SPI_freetuptable(cur[s].tt);
 		SPI_cursor_close(cur[s].portal);
 	}
-	if (have_final && (!js.have_wm || final_wm > js.watermark))
-	{
-		js.watermark = final_wm;
-		js.have_wm = true;
-		mr_ijrun_advance(js.run, final_wm);
-	}
+	if (have_final)
+		advance_to(final_wm);
 	js.backfilled = true;
 }
 
@@ -1306,6 +1400,7 @@ init_cycle(void)
 	if (!js.backfilled)
 	{
 		backfill();
+		flush_output();
 		save_row(catrel, tup, true);
 	}
 	else
@@ -1385,6 +1480,7 @@ cycle(void)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("match_recognize stream %d stopped: %s", js.id, js.fail_msg)));
 	}
+	flush_output();
 	if (processed || js.failing)
 		save_row(catrel, tup, true);
 	close_stream(catrel, true);
