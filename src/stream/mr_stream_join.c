@@ -125,6 +125,7 @@
 #define JS_BUSY_MS		100
 #define JS_STOPPED_MS	2000
 #define JS_CHECK_MS		1000
+#define JS_CLOCK_SAVE_MS 10000	/* a moved processing clock alone: saved this often */
 #define JS_OUT_BATCH	4096
 #define JS_CP_VERSION	2		/* 2: each retained row has its time */
 
@@ -200,6 +201,9 @@ typedef struct JStream
 	int64		rows_out;
 	XLogRecPtr	last_lsn;
 	TimestampTz last_commit_time;
+	XLogRecPtr	saved_lsn;		/* last_lsn of the last checkpoint */
+	bool		clock_unsaved;	/* the clock moved past saved_lsn, unsaved */
+	TimestampTz saved_at;
 	bool		backfilled;
 	TimestampTz created_at;
 	char	   *snapshot_text;	/* the backfill's: its transactions are read */
@@ -788,6 +792,16 @@ push_decoded(int s, JsRow *r, uint64 id, TimestampTz commit_time, int64 *tv)
 	return true;
 }
 
+/* the rows the engine retains */
+static int64
+retained(void)
+{
+	MrIjStats	st;
+
+	mr_ijoin_stats(mr_ijrun_engine(js.run), &st);
+	return st.rows[0] + st.rows[1];
+}
+
 /* one transaction's rows, then its commit's watermark */
 static void
 process_txn(const JsTxn *t)
@@ -1265,6 +1279,8 @@ setup(Relation catrel, HeapTuple tup)
 	js.last_lsn = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_last_commit_time, &isnull);
 	js.last_commit_time = isnull ? 0 : DatumGetTimestampTz(d);
+	js.saved_lsn = js.last_lsn;
+	js.saved_at = GetCurrentTimestamp();
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_backfilled, &isnull);
 	js.backfilled = isnull || DatumGetBool(d);
 	js.created_at = DatumGetTimestampTz(mr_stream_row_get(catrel, tup, Anum_mrs_created_at, &isnull));
@@ -1438,6 +1454,7 @@ cycle(void)
 	TimestampTz now;
 	int64		i;
 	bool		processed;
+	int64		before[3];
 
 	MemoryContextReset(js.cyclecxt);
 	SetCurrentStatementStartTimestamp();
@@ -1454,7 +1471,7 @@ cycle(void)
 	{
 		/* nothing to do: every decoded transaction is done with */
 		CommitTransactionCommand();
-		confirm(js.decoded_upto);
+		confirm(js.clock_unsaved ? js.saved_lsn : js.decoded_upto);
 		mr_stream_report_progress(js.decoded_upto);
 		return wal_available() ? JS_MORE : JS_IDLE;
 	}
@@ -1471,8 +1488,26 @@ cycle(void)
 		elog(ERROR, "SPI_connect failed");
 	check_access();
 	processed = js.ntxns > 0;
+	before[0] = js.rows_in;
+	before[1] = js.rows_out;
+	before[2] = retained();
 	for (i = 0; i < js.ntxns; i++)
 		process_txn(&js.txns[i]);
+	/*
+	 * Commits without input rows that only moved a processing clock (and
+	 * changed nothing else) are not checkpointed at once: this cycle's own
+	 * commit, or another stream's, would otherwise be one more such commit,
+	 * forever.  The slot stays at the last checkpoint meanwhile (so a
+	 * restart decodes them again, with the same clock), and the clock is
+	 * saved at least every JS_CLOCK_SAVE_MS, which bounds the WAL held.
+	 */
+	if (processed && !js.failing && js.b->processing &&
+		js.rows_in == before[0] && js.rows_out == before[1] && retained() == before[2] &&
+		!TimestampDifferenceExceeds(js.saved_at, now, JS_CLOCK_SAVE_MS))
+	{
+		processed = false;
+		js.clock_unsaved = true;
+	}
 	if (js.failing)
 	{
 		js.state = "failed";
@@ -1482,7 +1517,12 @@ cycle(void)
 	}
 	flush_output();
 	if (processed || js.failing)
+	{
 		save_row(catrel, tup, true);
+		js.saved_lsn = js.last_lsn;
+		js.saved_at = now;
+		js.clock_unsaved = false;
+	}
 	close_stream(catrel, true);
 	js.ntxns = 0;
 	js.nrows = 0;
@@ -1493,7 +1533,7 @@ cycle(void)
 		js.stopped = true;
 		return JS_STOPPED;
 	}
-	confirm(js.decoded_upto);
+	confirm(js.clock_unsaved ? js.saved_lsn : js.decoded_upto);
 	mr_stream_report_progress(js.decoded_upto);
 	pgstat_report_stat(false);
 	return wal_available() ? JS_MORE : JS_IDLE;
@@ -1644,7 +1684,12 @@ mr_stream_join_worker(int32 id, const char *slot_name)
 		if (r == JS_EXIT)
 			return true;
 		if (r == JS_MORE)
+		{
+			/* no wait, so no WL_EXIT_ON_PM_DEATH: not past the server */
+			if (!PostmasterIsAlive())
+				proc_exit(1);
 			continue;
+		}
 		wait_ms = r == JS_STOPPED ? JS_STOPPED_MS : r == JS_BUSY ? JS_BUSY_MS : JS_IDLE_MS;
 		pgstat_report_activity(STATE_IDLE, NULL);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
