@@ -97,5 +97,14 @@ memory()
 	echo "  end $(grep RssAnon /proc/"$pid"/status | awk '{print $2 $3}') $(psql_db -c "SELECT rows_in || ' ' || rows_retained FROM match_recognize_streams WHERE name = 'public.jout'")"
 }
 
-for s in $SECTIONS; do "$s"; done
-psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB" 2>/dev/null || true
+drop_all()
+{
+	psql_db -c "SELECT match_recognize_drop_stream('jout')" >/dev/null 2>&1 || true
+	for _ in $(seq 1 100); do
+		[ "$(psql_db -c "SELECT count(*) FROM pg_replication_slots WHERE database = current_database()")" = 0 ] && break
+		sleep 0.1
+	done
+	psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $DB"
+}
+
+for s in $SECTIONS; do "$s"; drop_all; done
