@@ -89,7 +89,7 @@ memory()
 	loader=$!
 	local t0; t0=$(now_s)
 	while kill -0 "$loader" 2>/dev/null; do
-		echo "  $(echo "$(now_s) - $t0" | bc | cut -d. -f1)s $(grep RssAnon /proc/"$pid"/status | awk '{print $2 $3}') $(psql_db -c "SELECT s.rows_in || ' ' || s.rows_retained || ' ' || coalesce(octet_length(c.checkpoint_state), 0) || ' ' || s.held_wal_bytes FROM match_recognize_streams s JOIN match_recognize_stream c ON c.id = s.id WHERE s.name = 'public.jout'")"
+		echo "  $(echo "$(now_s) - $t0" | bc | cut -d. -f1)s $(grep RssAnon /proc/"$pid"/status | awk '{print $2 $3}') $(psql_db -c "SELECT s.rows_in || ' ' || s.rows_retained || ' ' || coalesce(octet_length(c.checkpoint_state), 0) || ' ' || s.held_wal_bytes FROM match_recognize_streams s JOIN match_recognize_stream c ON c.name = s.name WHERE s.name = 'public.jout'")"
 		sleep "$SAMPLE_S"
 	done
 	wait "$loader"
