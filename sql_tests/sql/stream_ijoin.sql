@@ -86,6 +86,7 @@ SELECT match_recognize_create_stream('ij_inner', ij_query('INNER'), lateness => 
 SELECT match_recognize_create_stream('ij_left', ij_query('LEFT'), lateness => 10, late_table => 'ij_left_late');
 SELECT match_recognize_create_stream('ij_right', ij_query('RIGHT', ' AND p.v <> c.v'), lateness => 10);
 SELECT match_recognize_create_stream('ij_full', ij_query('FULL'), lateness => 10);
+SELECT match_recognize_wait_stream(s) FROM unnest(ARRAY['ij_inner', 'ij_left', 'ij_right', 'ij_full']) s;
 SELECT name, source, kind, lateness FROM match_recognize_streams WHERE kind IS NOT NULL ORDER BY name;
 \d ij_full
 
@@ -165,6 +166,8 @@ CREATE TABLE ij_tl (k text, ts timestamptz);
 CREATE TABLE ij_tr (k text, ts timestamptz);
 SELECT match_recognize_create_stream('ij_ts', $$SELECT l.k, l.ts AS lts, r.ts AS rts FROM ij_tl l LEFT JOIN ij_tr r
   ON r.k = l.k AND l.ts BETWEEN r.ts - interval '1 minute' AND r.ts + interval '30 seconds'$$, lateness => interval '1 minute');
+-- its first cycle done (the backfill of the empty tables): the ids below are arrival numbers
+SELECT match_recognize_wait_stream('ij_ts');
 INSERT INTO ij_tl VALUES ('a', '2026-01-01 10:00:00+00'), ('b', '2026-01-01 10:00:00+00');
 INSERT INTO ij_tr VALUES ('a', '2026-01-01 10:00:59+00'), ('a', '2026-01-01 10:01:01+00'), ('b', '2026-01-01 09:59:29+00');
 INSERT INTO ij_tl VALUES ('c', '2026-01-01 10:05:00+00');

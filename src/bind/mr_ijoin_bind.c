@@ -23,6 +23,15 @@
  *    keep the tightest, bounds on other columns are residual;
  *  - the residual: every other conjunct, evaluated by the host per pair.
  *
+ * Processing time: a time bound written on pg_xact_commit_timestamp(x.xmin)
+ * for both sides (as the batch query would be written, with
+ * track_commit_timestamp on) makes the join's time each row's commit time,
+ * which the host supplies (time attno MR_IJ_PROCTIME); elsewhere in ON and
+ * in the output such a call becomes the parameter $1 (left) or $2 (right),
+ * which the host sets to the rows' times, so the call, volatile and
+ * meaningless on a decoded row, is never made.  A bound of an event time
+ * by a processing time is refused.
+ *
  * The bounds become the engine's offsets of the right time from the left
  * one (mr_ijoin.h), in the time's units: microseconds for timestamp and
  * timestamptz (an interval with months is refused, as is one with days for
@@ -60,6 +69,7 @@
 #include "utils/builtins.h"
 #include "utils/catcache.h"
 #include "utils/date.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/regproc.h"
 #include "utils/ruleutils.h"
@@ -351,16 +361,41 @@ time_type_ok(Oid t)
 		t == TIMESTAMPOID || t == TIMESTAMPTZOID;
 }
 
-/* a Var of a side, under no cast */
+/*
+ * pg_xact_commit_timestamp(<side>.xmin): the processing time of a row of
+ * that side (its transaction's commit time); the Var of xmin, or NULL
+ */
+static Var *
+proctime_call(Node *n)
+{
+	FuncExpr   *f;
+	Var		   *v;
+
+	if (n == NULL || !IsA(n, FuncExpr))
+		return NULL;
+	f = (FuncExpr *) n;
+	if (f->funcid != F_PG_XACT_COMMIT_TIMESTAMP || list_length(f->args) != 1 ||
+		!IsA(linitial(f->args), Var))
+		return NULL;
+	v = linitial(f->args);
+	if (v->varlevelsup != 0 || v->varattno != MinTransactionIdAttributeNumber)
+		return NULL;
+	return v;
+}
+
+/* a Var of a side, under no cast (or a side's processing time, attno MR_IJ_PROCTIME) */
 static Var *
 side_var(IjBindCtx *cx, Node *n, int *side)
 {
 	Var		   *v;
 
-	if (!IsA(n, Var))
+	if ((v = proctime_call(n)) != NULL)
+		v = makeVar(v->varno, MR_IJ_PROCTIME, TIMESTAMPTZOID, -1, InvalidOid, 0);
+	else if (!IsA(n, Var))
 		return NULL;
-	v = (Var *) n;
-	if (v->varlevelsup != 0 || v->varattno <= 0)
+	else
+		v = (Var *) n;
+	if (v->varlevelsup != 0 || (v->varattno <= 0 && v->varattno != MR_IJ_PROCTIME))
 		return NULL;
 	if (v->varno == (int) cx->b->rti[0])
 		*side = 0;
@@ -677,6 +712,35 @@ choose_time(IjBindCtx *cx, List *cands, List *residual)
 	return residual;
 }
 
+/*
+ * A processing-time join's expressions read the rows' commit times as
+ * parameters ($1 left, $2 right, set per pair by the host), not by calling
+ * pg_xact_commit_timestamp(), which a decoded row has no xmin for.
+ */
+static Node *
+proctime_params(Node *n, void *arg)
+{
+	IjBindCtx  *cx = arg;
+	Var		   *v;
+
+	if (n == NULL)
+		return NULL;
+	if ((v = proctime_call(n)) != NULL &&
+		(v->varno == (int) cx->b->rti[0] || v->varno == (int) cx->b->rti[1]))
+	{
+		Param	   *p = makeNode(Param);
+
+		p->paramkind = PARAM_EXTERN;
+		p->paramid = v->varno == (int) cx->b->rti[0] ? 1 : 2;
+		p->paramtype = TIMESTAMPTZOID;
+		p->paramtypmod = -1;
+		p->paramcollid = InvalidOid;
+		p->location = ((FuncExpr *) n)->location;
+		return (Node *) p;
+	}
+	return expression_tree_mutator(n, proctime_params, arg);
+}
+
 static void
 refuse_volatile(IjBindCtx *cx, Node *n, const char *where)
 {
@@ -785,6 +849,15 @@ mr_ijoin_bind_query(Query *q, const char *text, const MrTextOrigin *origin)
 				 errdetail("Its ON clause has no <left expression> = <right expression> with an equality operator."),
 				 errhint("Add l.k = r.k to ON: the rows of a key are what the join keeps.")));
 	residual = choose_time(&cx, cands, residual);
+	b->processing = b->time_attno[0] == MR_IJ_PROCTIME;
+	if ((b->time_attno[0] == MR_IJ_PROCTIME) != (b->time_attno[1] == MR_IJ_PROCTIME))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("an interval join cannot bound an event time by a processing time"),
+				 errdetail("pg_xact_commit_timestamp(x.xmin) is the processing time of a row of x; both sides of the bound must use it, or neither."),
+				 errhint("Write pg_xact_commit_timestamp(r.xmin) BETWEEN pg_xact_commit_timestamp(l.xmin) - <a> AND pg_xact_commit_timestamp(l.xmin) + <b>.")));
+	if (b->processing)
+		residual = (List *) proctime_params((Node *) residual, &cx);
 	b->nkeys = list_length(keys);
 	b->keys = palloc(sizeof(MrIjKey) * b->nkeys);
 	i = 0;
@@ -806,6 +879,8 @@ mr_ijoin_bind_query(Query *q, const char *text, const MrTextOrigin *origin)
 			continue;
 		te = flatCopyTargetEntry(te);
 		te->expr = (Expr *) flatten_join_alias_vars(q, (Node *) te->expr);
+		if (b->processing)
+			te->expr = (Expr *) proctime_params((Node *) te->expr, &cx);
 		b->tlist = lappend(b->tlist, te);
 	}
 	refuse_volatile(&cx, (Node *) b->tlist, "output columns");

@@ -24,6 +24,14 @@ typedef struct MrIjKey
 	Oid			collation;		/* the operator's input collation */
 } MrIjKey;
 
+/*
+ * The time attno of a processing-time join, written
+ * pg_xact_commit_timestamp(x.xmin): a row's time is its transaction's
+ * commit time, which the host gives (the tuple has no such column), and
+ * the bound's expressions read it as parameters $1 (left) and $2 (right).
+ */
+#define MR_IJ_PROCTIME	(-100)
+
 typedef struct MrIjBound
 {
 	Query	   *query;			/* the analysed statement */
@@ -32,7 +40,8 @@ typedef struct MrIjBound
 	Oid			relid[2];
 	int			nkeys;
 	MrIjKey    *keys;
-	AttrNumber	time_attno[2];
+	AttrNumber	time_attno[2];	/* MR_IJ_PROCTIME: processing time */
+	bool		processing;		/* times are the rows' commit times */
 	Oid			time_type;		/* int2, int4, int8, date, timestamp(tz) */
 	MrIjSpec	spec;			/* type and bounds, in the time's units */
 	Expr	   *residual;		/* the rest of ON; NULL when none */

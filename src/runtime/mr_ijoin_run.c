@@ -5,7 +5,11 @@
  *	  operators, output rows as the bound target list.
  *
  * The engine (src/core/mr_ijoin.c) decides which pairs and padded rows to
- * output and when; this file only evaluates.  Memory: the run's context
+ * output and when; this file only evaluates.  A row's time is its time
+ * column's value, or, for a processing-time join (mr_ijoin_bind.h), the
+ * time the host set with mr_ijrun_set_time(), which the bound's
+ * expressions read as $1 and $2 (the expression context's parameters, set
+ * with each pair).  Memory: the run's context
  * holds the expression states, the slots and the engine's state (each
  * entry point switches to it, since a host such as a stream's worker calls
  * them from contexts reset between calls; the out callback runs in the
@@ -23,6 +27,9 @@
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
+#include "nodes/params.h"
+#include "catalog/pg_type.h"
+#include "utils/timestamp.h"
 #include "optimizer/optimizer.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
@@ -66,6 +73,8 @@ struct MrIjRun
 	FmgrInfo   *hash_fn[2];		/* fn_oid InvalidOid: no hash */
 	ExprState  *residual;
 	ProjectionInfo *proj;
+	ParamListInfo proc_params;	/* processing time: $1, $2 the rows' times */
+	int64		given_time;		/* processing time: of the next row */
 };
 
 /* set the expression context's outer (left) and inner (right) rows */
@@ -87,6 +96,13 @@ set_pair(MrIjRun *r, const IjHostRow *l, const IjHostRow *rr)
 	}
 	r->econtext->ecxt_outertuple = ls;
 	r->econtext->ecxt_innertuple = rs;
+	if (r->proc_params)
+	{
+		r->proc_params->params[0].isnull = l == NULL;
+		r->proc_params->params[0].value = l ? TimestampTzGetDatum(l->time) : (Datum) 0;
+		r->proc_params->params[1].isnull = rr == NULL;
+		r->proc_params->params[1].value = rr ? TimestampTzGetDatum(rr->time) : (Datum) 0;
+	}
 }
 
 static bool
@@ -230,6 +246,18 @@ mr_ijrun_create(MrIjBound *b, TupleDesc desc[2], MrIjOutFn out, void *arg)
 	r->out = out;
 	r->out_arg = arg;
 	r->econtext = CreateStandaloneExprContext();
+	if (b->processing)
+	{
+		r->proc_params = makeParamList(2);
+		r->proc_params->numParams = 2;
+		for (i = 0; i < 2; i++)
+		{
+			r->proc_params->params[i].ptype = TIMESTAMPTZOID;
+			r->proc_params->params[i].pflags = PARAM_FLAG_CONST;
+			r->proc_params->params[i].isnull = true;
+		}
+		r->econtext->ecxt_param_list_info = r->proc_params;
+	}
 	for (s = 0; s < 2; s++)
 	{
 		r->desc[s] = CreateTupleDescCopy(desc[s]);
@@ -289,8 +317,16 @@ make_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id, MrIjRow *er)
 	h->tuple = HeapTupleHasExternal(tuple) ? toast_flatten_tuple(tuple, r->desc[side])
 		: heap_copytuple(tuple);
 	h->id = id;
-	tv = heap_getattr(h->tuple, r->b->time_attno[side], r->desc[side], &isnull);
-	h->time_null = !mr_ijoin_time_value(r->b, tv, isnull, &h->time);
+	if (r->b->processing)
+	{
+		h->time = r->given_time;
+		h->time_null = false;
+	}
+	else
+	{
+		tv = heap_getattr(h->tuple, r->b->time_attno[side], r->desc[side], &isnull);
+		h->time_null = !mr_ijoin_time_value(r->b, tv, isnull, &h->time);
+	}
 	h->key_null = h->time_null;
 	if (h->time_null)
 		h->time = PG_INT64_MAX;		/* matches nothing; never late */
@@ -356,6 +392,12 @@ mr_ijrun_push(MrIjRun *r, int side, HeapTuple tuple, uint64 id)
 	r->caller_cxt = MemoryContextSwitchTo(r->cxt);
 	mr_ijoin_push(r->engine, side, &er);
 	MemoryContextSwitchTo(r->caller_cxt);
+}
+
+void
+mr_ijrun_set_time(MrIjRun *r, int64 time)
+{
+	r->given_time = time;
 }
 
 void
@@ -448,7 +490,7 @@ run_visit(void *arg, int side, const MrIjRow *row, bool matched)
 	RunVisitCtx *vc = arg;
 	const IjHostRow *h = row->handle;
 
-	vc->fn(vc->arg, side, h->tuple, h->id, matched);
+	vc->fn(vc->arg, side, h->tuple, h->id, h->time, matched);
 }
 
 /*

@@ -39,14 +39,16 @@ typedef void (*MrIjOutFn) (void *arg, TupleTableSlot *out, const MrIjOutInfo *in
 extern MrIjRun *mr_ijrun_create(MrIjBound *b, TupleDesc desc[2], MrIjOutFn out, void *arg);
 extern TupleDesc mr_ijrun_output_desc(MrIjRun *r);
 extern void mr_ijrun_push(MrIjRun *r, int side, HeapTuple tuple, uint64 id);
+/* a processing-time join: the time of the rows pushed or restored next */
+extern void mr_ijrun_set_time(MrIjRun *r, int64 time);
 extern void mr_ijrun_advance(MrIjRun *r, int64 watermark);
 extern void mr_ijrun_finish(MrIjRun *r);
 extern MrIjoin *mr_ijrun_engine(MrIjRun *r);
 extern void mr_ijrun_checkpoint_restore(MrIjRun *r);
 
-/* a retained row of a checkpoint: the tuple pushed, its id, matched flag */
+/* a retained row of a checkpoint: the tuple pushed, its id, time, matched flag */
 typedef void (*MrIjRunVisitFn) (void *arg, int side, HeapTuple tuple, uint64 id,
-								bool matched);
+								int64 time, bool matched);
 extern void mr_ijrun_checkpoint(MrIjRun *r, MrIjRunVisitFn fn, void *arg);
 extern void mr_ijrun_restore_watermark(MrIjRun *r, int64 watermark);
 extern void mr_ijrun_restore_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id,

@@ -15,10 +15,12 @@
  * worker's life; the output plugin hands every change of every relation
  * to the raw callback (mr_stream_proto.h), which keeps the inserts of the
  * two tables (a row of a self-join goes to both sides) and turns any other
- * change of them (UPDATE, DELETE, TRUNCATE), or a row whose time is
- * infinite, into the stream's failure before that transaction takes
- * effect.  A transaction's rows are queued at its commit, in commit order
- * and in their order in the transaction.
+ * change of them (UPDATE, DELETE, TRUNCATE) into the stream's failure
+ * before that transaction takes effect.  A transaction's rows are queued
+ * at its commit, in commit order and in their order in the transaction
+ * (with its commit time; a processing-time join also queues, as one entry
+ * per run, the commits without rows of the inputs: its clock moves with
+ * every commit).
  *
  * A cycle is one transaction: it decodes what WAL holds (at most
  * batch_size rows, or half a second), then, under the stream's lock, for
@@ -27,6 +29,10 @@
  *	- numbers each row (seq, one counter over both tables: the row's id
  *	  in the engine and in _match_id, stable on replay because the
  *	  counter is checkpointed with the output it numbered);
+ *	- a row whose time is infinite (timestamp, date) is counted as a NULL
+ *	  row, copied to the late table and dropped: the join is the query
+ *	  over the rows with finite times (no watermark passes infinity, and
+ *	  an outer row at infinity would never be padded);
  *	- a row whose time is below the watermark is late: counted, copied to
  *	  the late table, not joined (so for every other row the output is
  *	  exactly the batch query's); any other row is pushed: it is joined
@@ -38,12 +44,28 @@
  *	  has seen no row holds it back); the engine then pads the outer rows
  *	  whose horizon closed and forgets them.
  *
+ * Processing time (the bound is on pg_xact_commit_timestamp(x.xmin), see
+ * mr_ijoin_bind.h): a row's time is its transaction's commit time as
+ * decoded, and the watermark the last commit's time minus the lateness,
+ * for both sides at once; the same on replay, since the commits decoded
+ * again are the same.  Commit times can go back by a little between
+ * concurrent commits: a row below the watermark is late as above.  The
+ * checkpoint keeps each retained row's time.
+ *
  * Then it writes the output rows (the join's columns and _match_id =
- * "<left id>:<right id>", an id empty for a padded side), the late rows,
+ * "<left id>:<right id>", an id empty for a padded side; buffered per
+ * column and written JS_OUT_BATCH at a time by one INSERT over unnest()ed
+ * arrays, or row by row when a column's type has no array type), the late rows,
  * and the checkpoint (the watermark, the largest times, the seq counter
  * and every retained row as its tuple with its matched flag) with the
  * counters and last_lsn into the catalog row, and commits.  Only then is
  * the slot confirmed, up to what was decoded.
+ *
+ * Backfill: the first cycle of a new stream joins the rows already in
+ * the tables (backfill()), under its snapshot, which is recorded: a
+ * decoded transaction the snapshot saw is skipped (one that committed
+ * before the slot's consistent point is not decoded but is seen), so
+ * every row is read exactly once.
  *
  * Exactly once: output and checkpoint commit together, so after any crash
  * the worker restores the last checkpoint and decodes again from the
@@ -79,6 +101,8 @@
 #include "storage/latch.h"
 #include "tcop/tcopprot.h"
 #include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/datum.h"
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/fmgroids.h"
@@ -102,7 +126,9 @@
 #define JS_BUSY_MS		100
 #define JS_STOPPED_MS	2000
 #define JS_CHECK_MS		1000
-#define JS_CP_VERSION	1
+#define JS_CLOCK_SAVE_MS 10000	/* a moved processing clock alone: saved this often */
+#define JS_OUT_BATCH	4096
+#define JS_CP_VERSION	2		/* 2: each retained row has its time */
 
 typedef enum JsResult
 {
@@ -155,6 +181,16 @@ typedef struct JStream
 	int			out_natts;		/* the join's columns (then _match_id) */
 	Datum	   *out_values;
 	char	   *out_nulls;
+	/* the output rows of a cycle, per column, written JS_OUT_BATCH at a time */
+	SPIPlanPtr	batch_plan;		/* NULL: a column has no array type */
+	MemoryContext outcxt;
+	Oid		   *out_types;
+	int16	   *out_len;
+	bool	   *out_byval;
+	char	   *out_align;
+	Datum	  **col_values;
+	bool	  **col_nulls;
+	int			nbuf;
 
 	/* state (checkpointed) */
 	bool		have_max[2];
@@ -169,6 +205,16 @@ typedef struct JStream
 	int64		rows_out;
 	XLogRecPtr	last_lsn;
 	TimestampTz last_commit_time;
+	XLogRecPtr	saved_lsn;		/* last_lsn of the last checkpoint */
+	bool		clock_unsaved;	/* the clock moved past saved_lsn, unsaved */
+	TimestampTz saved_at;
+	bool		backfilled;
+	TimestampTz created_at;
+	char	   *snapshot_text;	/* the backfill's: its transactions are read */
+	TransactionId snap_xmin;
+	TransactionId snap_xmax;
+	TransactionId *snap_xip;
+	int			snap_nxip;
 
 	/* the queue of decoded transactions */
 	JsRow	   *rows;
@@ -182,7 +228,7 @@ typedef struct JStream
 	MrStreamSink sink;
 	LogicalDecodingContext *ctx;
 	bool		skip_txn;
-	char		bad;			/* 'U', 'D', 'T', 'I' (infinite time) */
+	char		bad;			/* 'U', 'D', 'T' */
 	Oid			bad_rel;
 	int64		txn_first;
 	bool		txn_wm[2];		/* follows: watermarks of the transaction */
@@ -204,10 +250,62 @@ static JStream js;
 
 /* ---------- decoding ---------- */
 
+/* did the backfill's snapshot see transaction xid (so its rows are read)? */
+static bool
+snapshot_saw(TransactionId xid)
+{
+	int			i;
+
+	if (!TransactionIdIsValid(js.snap_xmin))
+		return false;
+	if (TransactionIdPrecedes(xid, js.snap_xmin))
+		return true;
+	if (!TransactionIdPrecedes(xid, js.snap_xmax))
+		return false;
+	for (i = 0; i < js.snap_nxip; i++)
+		if (js.snap_xip[i] == xid)
+			return false;
+	return true;
+}
+
+/* "xmin:xmax:xip,xip" (pg_snapshot's text form), into js */
+static void
+parse_snapshot(const char *text)
+{
+	unsigned long xmin,
+				xmax;
+	const char *p;
+	MemoryContext old = MemoryContextSwitchTo(js.cxt);
+
+	js.snap_xmin = InvalidTransactionId;
+	js.snap_nxip = 0;
+	js.snapshot_text = text ? pstrdup(text) : NULL;
+	if (text == NULL || sscanf(text, "%lu:%lu:", &xmin, &xmax) != 2)
+	{
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	js.snap_xmin = (TransactionId) xmin;
+	js.snap_xmax = (TransactionId) xmax;
+	p = strchr(strchr(text, ':') + 1, ':') + 1;
+	js.snap_xip = palloc(sizeof(TransactionId) * (strlen(p) / 2 + 1));
+	while (*p)
+	{
+		char	   *end;
+		unsigned long x = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		js.snap_xip[js.snap_nxip++] = (TransactionId) x;
+		p = (*end == ',') ? end + 1 : end;
+	}
+	MemoryContextSwitchTo(old);
+}
+
 static void
 js_begin(MrStreamSink *sink, ReorderBufferTXN *txn)
 {
-	js.skip_txn = js.failing || txn->end_lsn <= js.last_lsn;
+	js.skip_txn = js.failing || txn->end_lsn <= js.last_lsn || snapshot_saw(txn->xid);
 	js.bad = 0;
 	js.txn_first = js.nrows;
 	js.txn_wm[0] = js.txn_wm[1] = false;
@@ -260,7 +358,6 @@ js_raw(MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple)
 	uint8		sides = (relid == js.b->relid[0] ? 1 : 0) | (relid == js.b->relid[1] ? 2 : 0);
 	MemoryContext old;
 	HeapTuple	copy;
-	int			s;
 
 	if (js.skip_txn || js.bad || sides == 0)
 		return;
@@ -275,13 +372,6 @@ js_raw(MrStreamSink *sink, Relation rel, char kind, HeapTuple tuple)
 		: heap_copytuple(tuple);
 	copy->t_tableOid = relid;
 	MemoryContextSwitchTo(old);
-	for (s = 0; s < 2; s++)
-		if ((sides & (1 << s)) && time_infinite(s, copy))
-		{
-			js.bad = 'I';
-			js.bad_rel = relid;
-			return;
-		}
 	if (js.nrows == js.rows_cap)
 	{
 		js.rows_cap = Max(64, js.rows_cap * 2);
@@ -305,12 +395,7 @@ js_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 	{
 		js.nrows = js.txn_first;
 		old = MemoryContextSwitchTo(js.cxt);
-		if (js.bad == 'I')
-			js.fail_msg = psprintf("a row of \"%s\" has an infinite time, which no watermark can pass "
-								   "(transaction %u, commit at %X/%X); drop the stream and create it again",
-								   get_rel_name(js.bad_rel), txn->xid, LSN_FORMAT_ARGS(txn->end_lsn));
-		else
-			js.fail_msg = psprintf("the input table \"%s\" received %s, but a stream needs append-only input "
+		js.fail_msg = psprintf("the input table \"%s\" received %s, but a stream needs append-only input "
 								   "(transaction %u, commit at %X/%X); drop the stream and create it again",
 								   get_rel_name(js.bad_rel),
 								   js.bad == 'U' ? "an UPDATE" : js.bad == 'D' ? "a DELETE" : "a TRUNCATE",
@@ -321,7 +406,18 @@ js_commit(MrStreamSink *sink, ReorderBufferTXN *txn)
 		return;
 	}
 	if (js.nrows == js.txn_first && !js.txn_wm[0] && !js.txn_wm[1])
-		return;					/* it did not touch the inputs */
+	{
+		/* it did not touch the inputs */
+		if (!js.b->processing)
+			return;
+		/* but the processing clock moves: one entry for a run of them */
+		if (js.ntxns > 0 && js.txns[js.ntxns - 1].n == 0)
+		{
+			js.txns[js.ntxns - 1].end_lsn = txn->end_lsn;
+			js.txns[js.ntxns - 1].commit_time = txn->xact_time.commit_time;
+			return;
+		}
+	}
 	if (js.ntxns == js.txns_cap)
 	{
 		js.txns_cap = Max(16, js.txns_cap * 2);
@@ -490,6 +586,38 @@ time_text(int64 t)
 	return OidOutputFunctionCall(typout, d);
 }
 
+/*
+ * Write the buffered output rows: one INSERT of the columns as arrays,
+ * INSERT INTO out SELECT * FROM ROWS FROM (unnest($1), ...), so that
+ * whatever the table has (defaults, triggers, the unique index) applies.
+ */
+static void
+flush_output(void)
+{
+	Datum	   *args;
+	int			i;
+	int			rc;
+	int			dims[1];
+	int			lbs[1] = {1};
+
+	if (js.nbuf == 0)
+		return;
+	args = palloc(sizeof(Datum) * (js.out_natts + 1));
+	dims[0] = js.nbuf;
+	for (i = 0; i <= js.out_natts; i++)
+		args[i] = PointerGetDatum(construct_md_array(js.col_values[i], js.col_nulls[i], 1, dims, lbs,
+													 js.out_types[i], js.out_len[i], js.out_byval[i],
+													 js.out_align[i]));
+	rc = SPI_execute_plan(js.batch_plan, args, NULL, false, 0);
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
+	for (i = 0; i <= js.out_natts; i++)
+		pfree(DatumGetPointer(args[i]));
+	pfree(args);
+	js.nbuf = 0;
+	MemoryContextReset(js.outcxt);
+}
+
 static void
 emit(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
 {
@@ -498,26 +626,43 @@ emit(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
 	char		idbuf[48];
 
 	slot_getallattrs(slot);
-	for (i = 0; i < js.out_natts; i++)
-	{
-		js.out_values[i] = slot->tts_values[i];
-		js.out_nulls[i] = slot->tts_isnull[i] ? 'n' : ' ';
-	}
 	idbuf[0] = '\0';
 	if (info->has[0])
 		snprintf(idbuf, sizeof(idbuf), UINT64_FORMAT, info->id[0]);
 	strcat(idbuf, ":");
 	if (info->has[1])
 		snprintf(idbuf + strlen(idbuf), sizeof(idbuf) - strlen(idbuf), UINT64_FORMAT, info->id[1]);
+	js.rows_out++;
+	if (info->has[0] && info->has[1])
+		js.pairs_out++;
+	if (js.batch_plan != NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(js.outcxt);
+
+		for (i = 0; i < js.out_natts; i++)
+		{
+			js.col_nulls[i][js.nbuf] = slot->tts_isnull[i];
+			js.col_values[i][js.nbuf] = slot->tts_isnull[i] ? (Datum) 0 :
+				datumCopy(slot->tts_values[i], js.out_byval[i], js.out_len[i]);
+		}
+		js.col_nulls[js.out_natts][js.nbuf] = false;
+		js.col_values[js.out_natts][js.nbuf] = CStringGetTextDatum(idbuf);
+		MemoryContextSwitchTo(old);
+		if (++js.nbuf == JS_OUT_BATCH)
+			flush_output();
+		return;
+	}
+	for (i = 0; i < js.out_natts; i++)
+	{
+		js.out_values[i] = slot->tts_values[i];
+		js.out_nulls[i] = slot->tts_isnull[i] ? 'n' : ' ';
+	}
 	js.out_values[js.out_natts] = CStringGetTextDatum(idbuf);
 	js.out_nulls[js.out_natts] = ' ';
 	rc = SPI_execute_plan(js.out_plan, js.out_values, js.out_nulls, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
 	pfree(DatumGetPointer(js.out_values[js.out_natts]));
-	js.rows_out++;
-	if (info->has[0] && info->has[1])
-		js.pairs_out++;
 }
 
 static void
@@ -533,7 +678,7 @@ write_late(int side, HeapTuple tuple)
 	args[0] = CStringGetTextDatum(side == MR_IJ_LEFT ? "left" : "right");
 	args[1] = CStringGetTextDatum(OidOutputFunctionCall(F_RECORD_OUT,
 														heap_copy_tuple_as_datum(tuple, js.desc[side])));
-	wm = time_text(js.watermark);
+	wm = js.have_wm ? time_text(js.watermark) : NULL;
 	if (wm)
 		args[2] = CStringGetTextDatum(wm);
 	else
@@ -541,6 +686,44 @@ write_late(int side, HeapTuple tuple)
 	rc = SPI_execute_plan(js.late_plan, args, nulls, false, 0);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "could not write a late row of stream %d: %s", js.id, SPI_result_code_string(rc));
+}
+
+/* the batched INSERT, when every column's type has an array type */
+static void
+prepare_batch(TupleDesc od, Oid *types)
+{
+	StringInfoData sql;
+	Oid		   *atypes = palloc(sizeof(Oid) * (od->natts + 1));
+	int			i;
+
+	js.out_types = MemoryContextAlloc(js.cxt, sizeof(Oid) * (od->natts + 1));
+	js.out_len = MemoryContextAlloc(js.cxt, sizeof(int16) * (od->natts + 1));
+	js.out_byval = MemoryContextAlloc(js.cxt, sizeof(bool) * (od->natts + 1));
+	js.out_align = MemoryContextAlloc(js.cxt, od->natts + 1);
+	js.col_values = MemoryContextAlloc(js.cxt, sizeof(Datum *) * (od->natts + 1));
+	js.col_nulls = MemoryContextAlloc(js.cxt, sizeof(bool *) * (od->natts + 1));
+	for (i = 0; i <= od->natts; i++)
+	{
+		js.out_types[i] = types[i];
+		atypes[i] = get_array_type(types[i]);
+		if (!OidIsValid(atypes[i]))
+			return;				/* row by row */
+		get_typlenbyvalalign(types[i], &js.out_len[i], &js.out_byval[i], &js.out_align[i]);
+		js.col_values[i] = MemoryContextAlloc(js.cxt, sizeof(Datum) * JS_OUT_BATCH);
+		js.col_nulls[i] = MemoryContextAlloc(js.cxt, sizeof(bool) * JS_OUT_BATCH);
+	}
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s SELECT * FROM ROWS FROM (",
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.output)),
+												get_rel_name(js.output)));
+	for (i = 0; i <= od->natts; i++)
+		appendStringInfo(&sql, "%spg_catalog.unnest($%d)", i ? ", " : "", i + 1);
+	appendStringInfoChar(&sql, ')');
+	js.batch_plan = SPI_prepare(sql.data, od->natts + 1, atypes);
+	if (js.batch_plan == NULL || SPI_keepplan(js.batch_plan) != 0)
+		elog(ERROR, "could not prepare the output of stream %d", js.id);
+	js.outcxt = AllocSetContextCreate(js.cxt, "match_recognize join stream output",
+									  ALLOCSET_DEFAULT_SIZES);
 }
 
 static void
@@ -568,6 +751,7 @@ prepare_output(void)
 	js.out_plan = SPI_prepare(sql.data, od->natts + 1, types);
 	if (js.out_plan == NULL || SPI_keepplan(js.out_plan) != 0)
 		elog(ERROR, "could not prepare the output of stream %d", js.id);
+	prepare_batch(od, types);
 	if (OidIsValid(js.late_table))
 	{
 		Oid			lt[3] = {TEXTOID, TEXTOID, TEXTOID};
@@ -594,12 +778,73 @@ sub_sat(int64 a, int64 b)
 	return r;
 }
 
+/* the watermark moves up to w, never down */
+static void
+advance_to(int64 w)
+{
+	if (!js.have_wm || w > js.watermark)
+	{
+		js.watermark = w;
+		js.have_wm = true;
+		mr_ijrun_advance(js.run, w);
+	}
+}
+
+/*
+ * A decoded row on side s: dropped (an infinite time), late, or pushed;
+ * true when it was pushed with a time, *tv
+ */
+static bool
+push_decoded(int s, JsRow *r, uint64 id, TimestampTz commit_time, int64 *tv)
+{
+	bool		isnull;
+	Datum		v;
+
+	if (js.b->processing)
+		*tv = commit_time;	/* the processing time: the same on replay */
+	else if (time_infinite(s, r->tuple))
+	{
+		/* dropped: the join is the query over the finite times */
+		js.null_rows++;
+		write_late(s, r->tuple);
+		return false;
+	}
+	else
+	{
+		v = heap_getattr(r->tuple, js.b->time_attno[s], js.desc[s], &isnull);
+		if (!mr_ijoin_time_value(js.b, v, isnull, tv))
+		{
+			js.null_rows++;
+			mr_ijrun_push(js.run, s, r->tuple, id);
+			return false;
+		}
+	}
+	if (js.have_wm && *tv < js.watermark)
+	{
+		js.late_rows++;
+		write_late(s, r->tuple);
+		return false;
+	}
+	if (js.b->processing)
+		mr_ijrun_set_time(js.run, *tv);
+	mr_ijrun_push(js.run, s, r->tuple, id);
+	return true;
+}
+
+/* the rows the engine retains */
+static int64
+retained(void)
+{
+	MrIjStats	st;
+
+	mr_ijoin_stats(mr_ijrun_engine(js.run), &st);
+	return st.rows[0] + st.rows[1];
+}
+
 /* one transaction's rows, then its commit's watermark */
 static void
 process_txn(const JsTxn *t)
 {
-	bool		have[2] = {false, false};
-	int64		mx[2] = {0, 0};
 	int64		i;
 	int			s;
 
@@ -612,69 +857,282 @@ process_txn(const JsTxn *t)
 		js.rows_in++;
 		for (s = 0; s < 2; s++)
 		{
-			bool		isnull;
-			Datum		v;
 			int64		tv;
 
-			if (!(r->sides & (1 << s)))
-				continue;
-			v = heap_getattr(r->tuple, js.b->time_attno[s], js.desc[s], &isnull);
-			if (!mr_ijoin_time_value(js.b, v, isnull, &tv))
+			/* a following side's largest time is its stream's watermark */
+			if ((r->sides & (1 << s)) && push_decoded(s, r, id, t->commit_time, &tv) &&
+				!js.follows && (!js.have_max[s] || tv > js.max_seen[s]))
 			{
-				js.null_rows++;
-				mr_ijrun_push(js.run, s, r->tuple, id);
-				continue;
+				js.max_seen[s] = tv;
+				js.have_max[s] = true;
 			}
-			if (js.have_wm && tv < js.watermark)
-			{
-				js.late_rows++;
-				write_late(s, r->tuple);
-				continue;
-			}
-			mr_ijrun_push(js.run, s, r->tuple, id);
-			if (!have[s] || tv > mx[s])
-				mx[s] = tv;
-			have[s] = true;
 		}
 	}
 	/* follows: a side's largest time is its stream's watermark, after its rows */
 	if (js.follows)
 		for (s = 0; s < 2; s++)
-		{
-			have[s] = t->wm[s];
-			mx[s] = t->wmv[s];
-		}
-	for (s = 0; s < 2; s++)
-		if (have[s] && (!js.have_max[s] || mx[s] > js.max_seen[s]))
-		{
-			js.max_seen[s] = mx[s];
-			js.have_max[s] = true;
-		}
-	if (js.have_max[0] && js.have_max[1])
+			if (t->wm[s] && (!js.have_max[s] || t->wmv[s] > js.max_seen[s]))
+			{
+				js.max_seen[s] = t->wmv[s];
+				js.have_max[s] = true;
+			}
+	if (js.b->processing)
 	{
-		int64		w = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
-
-		if (!js.have_wm || w > js.watermark)
-		{
-			js.watermark = w;
-			js.have_wm = true;
-			mr_ijrun_advance(js.run, w);
-		}
+		/*
+		 * One clock for both sides: the last commit's time (less the
+		 * lateness), whether or not the commit had rows of either side.
+		 */
+		js.max_seen[0] = js.max_seen[1] = Max(t->commit_time,
+											  js.have_max[0] ? js.max_seen[0] : PG_INT64_MIN);
+		js.have_max[0] = js.have_max[1] = true;
+		advance_to(sub_sat(t->commit_time, js.lateness));
 	}
+	else if (js.have_max[0] && js.have_max[1])
+		advance_to(sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness));
 	js.last_lsn = t->end_lsn;
 	js.last_commit_time = t->commit_time;
+}
+
+/* ---------- backfill ---------- */
+
+#define JS_BACKFILL_FETCH	1000
+
+/* one input's rows under the backfill's snapshot, in time order */
+typedef struct JsCursor
+{
+	Portal		portal;
+	SPITupleTable *tt;
+	uint64		pos;
+	bool		done;
+	HeapTupleData tup;			/* the current row, in the table's row type */
+	int64		key;			/* its merge key: the time, NULL and infinite first */
+	bool		timed;			/* its time is finite */
+} JsCursor;
+
+static void
+cursor_next(JsCursor *c, int side)
+{
+	HeapTupleHeader h;
+	bool		isnull;
+	Datum		d;
+
+	for (;;)
+	{
+		if (c->tt != NULL && c->pos < c->tt->numvals)
+			break;
+		if (c->tt != NULL)
+			SPI_freetuptable(c->tt);
+		c->tt = NULL;
+		SPI_cursor_fetch(c->portal, true, JS_BACKFILL_FETCH);
+		if (SPI_processed == 0)
+		{
+			c->done = true;
+			return;
+		}
+		c->tt = SPI_tuptable;
+		c->pos = 0;
+	}
+	d = SPI_getbinval(c->tt->vals[c->pos], c->tt->tupdesc, 1, &isnull);
+	c->pos++;
+	h = DatumGetHeapTupleHeader(d);
+	c->tup.t_len = HeapTupleHeaderGetDatumLength(h);
+	ItemPointerSetInvalid(&c->tup.t_self);
+	c->tup.t_tableOid = js.b->relid[side];
+	c->tup.t_data = h;
+	c->timed = false;
+	c->key = PG_INT64_MIN;
+	if (js.b->processing)
+	{
+		c->timed = true;
+		c->key = js.created_at;
+		return;
+	}
+	if (time_infinite(side, &c->tup))
+		return;
+	d = heap_getattr(&c->tup, js.b->time_attno[side], js.desc[side], &isnull);
+	if (mr_ijoin_time_value(js.b, d, isnull, &c->key))
+		c->timed = true;
+	else
+		c->key = PG_INT64_MIN;
+}
+
+static void
+cursor_open(JsCursor *c, int side)
+{
+	const char *rel = quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.b->relid[side])),
+												 get_rel_name(js.b->relid[side]));
+	char	   *sql;
+	SPIPlanPtr	plan;
+
+	memset(c, 0, sizeof(*c));
+	if (js.b->processing)
+		sql = psprintf("SELECT t FROM ONLY %s t", rel);
+	else
+		sql = psprintf("SELECT t FROM ONLY %s t ORDER BY t.%s NULLS FIRST", rel,
+					   quote_identifier(get_attname(js.b->relid[side], js.b->time_attno[side], false)));
+	plan = SPI_prepare(sql, 0, NULL);
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the backfill of stream %d: %s", js.id,
+			 SPI_result_code_string(SPI_result));
+	c->portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	cursor_next(c, side);
+}
+
+/* the watermark the copy ends with, from each side's largest time */
+static bool
+backfill_final(int64 *final_wm)
+{
+	int			s;
+
+	for (s = 0; s < 2; s++)
+	{
+		const char *col;
+		SPITupleTable *tt;
+		bool		isnull;
+		Datum		d;
+		int64		tv;
+
+		if (js.b->processing)
+		{
+			js.have_max[s] = true;
+			js.max_seen[s] = js.created_at;
+			continue;
+		}
+		col = quote_identifier(get_attname(js.b->relid[s], js.b->time_attno[s], false));
+		if (SPI_execute(psprintf("SELECT pg_catalog.max(%s) FILTER (WHERE %s) FROM ONLY %s",
+								 col,
+								 js.b->time_type == DATEOID || js.b->time_type == TIMESTAMPOID ||
+								 js.b->time_type == TIMESTAMPTZOID ?
+								 psprintf("pg_catalog.isfinite(%s)", col) : "true",
+								 quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.b->relid[s])),
+															get_rel_name(js.b->relid[s]))),
+						true, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not read the largest time of stream %d's input", js.id);
+		tt = SPI_tuptable;
+		d = SPI_getbinval(tt->vals[0], tt->tupdesc, 1, &isnull);
+		if (mr_ijoin_time_value(js.b, d, isnull, &tv))
+		{
+			js.have_max[s] = true;
+			js.max_seen[s] = tv;
+		}
+		SPI_freetuptable(tt);
+	}
+	if (!js.have_max[0] || !js.have_max[1])
+		return false;
+	*final_wm = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
+	return true;
+}
+
+/* a copied row: pushed on its side (both for a self-join) at once */
+static void
+backfill_push(JsCursor *c, int side, int nsides)
+{
+	uint64		id = (uint64) js.next_seq++;
+	int			s;
+
+	js.rows_in++;
+	for (s = 0; s < 2; s++)
+	{
+		if (nsides == 2 && s != side)
+			continue;
+		if (js.b->processing)
+			mr_ijrun_set_time(js.run, c->key);
+		else if (time_infinite(s, &c->tup))
+		{
+			js.null_rows++;
+			write_late(s, &c->tup);
+			continue;
+		}
+		else
+		{
+			bool		isnull;
+			int64		tv;
+			Datum		d = heap_getattr(&c->tup, js.b->time_attno[s], js.desc[s], &isnull);
+
+			if (!mr_ijoin_time_value(js.b, d, isnull, &tv))
+				js.null_rows++;
+		}
+		mr_ijrun_push(js.run, s, &c->tup, id);
+	}
+}
+
+/*
+ * The rows committed before the stream: read under the first cycle's
+ * snapshot (recorded: the decoded transactions it saw are skipped), both
+ * inputs merged in time order, each row pushed as if it arrived then, the
+ * watermark following the merge (every row with a time below the next
+ * one's has been pushed) up to where the inputs' largest times put it.
+ * So the output is the batch query's for every closed horizon, and the
+ * retained state follows the horizon, not the tables.  A processing-time
+ * join reads every such row at the stream's creation time.
+ */
+static void
+backfill(void)
+{
+	JsCursor	cur[2];
+	int			nsides = js.b->relid[0] == js.b->relid[1] ? 1 : 2;
+	bool		have_final;
+	int64		final_wm = 0;
+	/* a self-join on two time columns is in the order of one of them only */
+	bool		follow = nsides == 2 || js.b->time_attno[0] == js.b->time_attno[1];
+	int			s;
+	StringInfoData snap;
+	Snapshot	as = GetActiveSnapshot();
+	uint32		i;
+
+	initStringInfo(&snap);
+	appendStringInfo(&snap, "%u:%u:", as->xmin, as->xmax);
+	for (i = 0; i < as->xcnt; i++)
+		appendStringInfo(&snap, "%s%u", i ? "," : "", as->xip[i]);
+	parse_snapshot(snap.data);
+
+	for (s = 0; s < nsides; s++)
+		cursor_open(&cur[s], s);
+	have_final = backfill_final(&final_wm);
+	for (;;)
+	{
+		int			side;
+		JsCursor   *c;
+
+		CHECK_FOR_INTERRUPTS();
+		if (nsides == 1)
+			side = cur[0].done ? -1 : 0;
+		else if (cur[0].done)
+			side = cur[1].done ? -1 : 1;
+		else if (cur[1].done)
+			side = 0;
+		else
+			side = cur[1].key < cur[0].key ? 1 : 0;
+		if (side < 0)
+			break;
+		c = &cur[side];
+		if (c->timed && have_final && follow)
+			advance_to(Min(c->key, final_wm));
+		backfill_push(c, side, nsides);
+		cursor_next(c, side);
+	}
+	for (s = 0; s < nsides; s++)
+	{
+		if (cur[s].tt)
+			SPI_freetuptable(cur[s].tt);
+		SPI_cursor_close(cur[s].portal);
+	}
+	if (have_final)
+		advance_to(final_wm);
+	js.backfilled = true;
 }
 
 /* ---------- checkpoint ---------- */
 
 static void
-cp_visit(void *arg, int side, HeapTuple tuple, uint64 id, bool matched)
+cp_visit(void *arg, int side, HeapTuple tuple, uint64 id, int64 time, bool matched)
 {
 	StringInfo	buf = arg;
 
 	pq_sendbyte(buf, side);
 	pq_sendbyte(buf, matched ? 1 : 0);
 	pq_sendint64(buf, (int64) id);
+	pq_sendint64(buf, time);
 	pq_sendint32(buf, tuple->t_len);
 	pq_sendbytes(buf, (char *) tuple->t_data, tuple->t_len);
 }
@@ -704,12 +1162,14 @@ restore_state(bytea *state)
 {
 	StringInfoData buf;
 	int64		n = 0;
+	int			version;
 
 	buf.data = VARDATA_ANY(state);
 	buf.len = VARSIZE_ANY_EXHDR(state);
 	buf.maxlen = buf.len;
 	buf.cursor = 0;
-	if (pq_getmsgint(&buf, 4) != JS_CP_VERSION)
+	version = pq_getmsgint(&buf, 4);
+	if (version != 1 && version != JS_CP_VERSION)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("stream %d has a checkpoint of an unknown version", js.id)));
@@ -727,6 +1187,7 @@ restore_state(bytea *state)
 		int			side = pq_getmsgbyte(&buf);
 		bool		matched = pq_getmsgbyte(&buf) != 0;
 		uint64		id = (uint64) pq_getmsgint64(&buf);
+		int64		time = version >= 2 ? pq_getmsgint64(&buf) : 0;	/* 1: event time only */
 		uint32		len = pq_getmsgint(&buf, 4);
 		HeapTupleData tup;
 
@@ -740,6 +1201,7 @@ restore_state(bytea *state)
 		tup.t_tableOid = js.b->relid[side];
 		tup.t_data = (HeapTupleHeader) palloc(len);
 		memcpy(tup.t_data, pq_getmsgbytes(&buf, len), len);
+		mr_ijrun_set_time(js.run, time);
 		mr_ijrun_restore_row(js.run, side, &tup, id, matched);
 		pfree(tup.t_data);
 		n++;
@@ -809,6 +1271,9 @@ save_row(Relation catrel, HeapTuple tup, bool with_state)
 		if (js.last_commit_time != 0)
 			SETV(Anum_mrs_last_commit_time, TimestampTzGetDatum(js.last_commit_time));
 		SETV(Anum_mrs_checkpoint_state, PointerGetDatum(checkpoint_state()));
+		SETV(Anum_mrs_backfilled, BoolGetDatum(js.backfilled));
+		if (js.snapshot_text)
+			SETV(Anum_mrs_snapshot, CStringGetTextDatum(js.snapshot_text));
 		SETV(Anum_mrs_checkpointed_at, TimestampTzGetDatum(GetCurrentTimestamp()));
 	}
 #undef SETV
@@ -868,6 +1333,13 @@ setup(Relation catrel, HeapTuple tup)
 	js.last_lsn = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_last_commit_time, &isnull);
 	js.last_commit_time = isnull ? 0 : DatumGetTimestampTz(d);
+	js.saved_lsn = js.last_lsn;
+	js.saved_at = GetCurrentTimestamp();
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_backfilled, &isnull);
+	js.backfilled = isnull || DatumGetBool(d);
+	js.created_at = DatumGetTimestampTz(mr_stream_row_get(catrel, tup, Anum_mrs_created_at, &isnull));
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_snapshot, &isnull);
+	parse_snapshot(isnull ? NULL : TextDatumGetCString(d));
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_checkpoint_state, &isnull);
 	if (!isnull)
 		restore_state(DatumGetByteaPCopy(d));
@@ -995,7 +1467,14 @@ init_cycle(void)
 	check_access();
 	decoder_start();
 	js.state = "running";
-	save_row(catrel, tup, false);
+	if (!js.backfilled)
+	{
+		backfill();
+		flush_output();
+		save_row(catrel, tup, true);
+	}
+	else
+		save_row(catrel, tup, false);
 	close_stream(catrel, true);
 	js.initialized = true;
 	mr_stream_report_progress(js.decoded_upto);
@@ -1029,6 +1508,7 @@ cycle(void)
 	TimestampTz now;
 	int64		i;
 	bool		processed;
+	int64		before[3];
 
 	MemoryContextReset(js.cyclecxt);
 	SetCurrentStatementStartTimestamp();
@@ -1045,7 +1525,7 @@ cycle(void)
 	{
 		/* nothing to do: every decoded transaction is done with */
 		CommitTransactionCommand();
-		confirm(js.decoded_upto);
+		confirm(js.clock_unsaved ? js.saved_lsn : js.decoded_upto);
 		mr_stream_report_progress(js.decoded_upto);
 		return wal_available() ? JS_MORE : JS_IDLE;
 	}
@@ -1062,8 +1542,26 @@ cycle(void)
 		elog(ERROR, "SPI_connect failed");
 	check_access();
 	processed = js.ntxns > 0;
+	before[0] = js.rows_in;
+	before[1] = js.rows_out;
+	before[2] = retained();
 	for (i = 0; i < js.ntxns; i++)
 		process_txn(&js.txns[i]);
+	/*
+	 * Commits without input rows that only moved a processing clock (and
+	 * changed nothing else) are not checkpointed at once: this cycle's own
+	 * commit, or another stream's, would otherwise be one more such commit,
+	 * forever.  The slot stays at the last checkpoint meanwhile (so a
+	 * restart decodes them again, with the same clock), and the clock is
+	 * saved at least every JS_CLOCK_SAVE_MS, which bounds the WAL held.
+	 */
+	if (processed && !js.failing && js.b->processing &&
+		js.rows_in == before[0] && js.rows_out == before[1] && retained() == before[2] &&
+		!TimestampDifferenceExceeds(js.saved_at, now, JS_CLOCK_SAVE_MS))
+	{
+		processed = false;
+		js.clock_unsaved = true;
+	}
 	if (js.failing)
 	{
 		js.state = "failed";
@@ -1071,8 +1569,14 @@ cycle(void)
 				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 				 errmsg("match_recognize stream %d stopped: %s", js.id, js.fail_msg)));
 	}
+	flush_output();
 	if (processed || js.failing)
+	{
 		save_row(catrel, tup, true);
+		js.saved_lsn = js.last_lsn;
+		js.saved_at = now;
+		js.clock_unsaved = false;
+	}
 	close_stream(catrel, true);
 	js.ntxns = 0;
 	js.nrows = 0;
@@ -1083,7 +1587,7 @@ cycle(void)
 		js.stopped = true;
 		return JS_STOPPED;
 	}
-	confirm(js.decoded_upto);
+	confirm(js.clock_unsaved ? js.saved_lsn : js.decoded_upto);
 	mr_stream_report_progress(js.decoded_upto);
 	pgstat_report_stat(false);
 	return wal_available() ? JS_MORE : JS_IDLE;
@@ -1234,7 +1738,12 @@ mr_stream_join_worker(int32 id, const char *slot_name)
 		if (r == JS_EXIT)
 			return true;
 		if (r == JS_MORE)
+		{
+			/* no wait, so no WL_EXIT_ON_PM_DEATH: not past the server */
+			if (!PostmasterIsAlive())
+				proc_exit(1);
 			continue;
+		}
 		wait_ms = r == JS_STOPPED ? JS_STOPPED_MS : r == JS_BUSY ? JS_BUSY_MS : JS_IDLE_MS;
 		pgstat_report_activity(STATE_IDLE, NULL);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,

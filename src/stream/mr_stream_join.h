@@ -19,6 +19,8 @@
 #define MR_STREAM_JOIN_H
 
 #include "fmgr.h"
+#include "access/htup.h"
+#include "utils/relcache.h"
 
 #include "mr_ijoin_bind.h"
 
@@ -31,6 +33,7 @@ extern void mr_stream_join_create(text *name, const char *query, Datum lateness,
 								  bool idle_advance, int32 batch_size, bool follow);
 extern int64 mr_stream_join_lateness(const MrIjBound *b, Oid late_type, Datum lateness);
 extern Datum mr_stream_join_time_datum(const MrIjBound *b, int64 t, bool *ok);
+extern Oid	mr_stream_join_altered(Relation catrel, HeapTuple tup, Oid schema, List *altered);
 
 /* mr_stream_join.c: the worker of a join stream (true: it ran, and is done) */
 extern bool mr_stream_join_worker(int32 id, const char *slot_name);

@@ -18,15 +18,17 @@
  *	2. the stream's id, its lock, its logical slot;
  *	3. the output table (the join's columns plus _match_id text UNIQUE),
  *	   the late table when asked for (_side, _row: the row's text,
- *	   _arrived_at, _watermark), the internal rows table (it keeps the
- *	   inputs and the output from being dropped under the stream, and goes
- *	   with the extension), and the catalog row, kind 'interval join', the
- *	   analysed query as its bound (the worker replays it: no name is
- *	   resolved again).
+ *	   _arrived_at, _watermark), the internal rows and parts tables (the
+ *	   records of the left's and the right's columns, against which
+ *	   ALTER TABLE of an input is checked, mr_stream_join_altered(); the
+ *	   rows table keeps the inputs, the output and the late table from
+ *	   being dropped under the stream, and both go with the extension), and
+ *	   the catalog row, kind 'interval join', the analysed query as its
+ *	   bound (the worker replays it: no name is resolved again).
  *
- * The stream reads the rows committed after it was created: rows already
- * in the tables are not joined (no backfill for joins yet), so the row is
- * written as backfilled.
+ * The row is written as not backfilled: the worker's first cycle joins the
+ * rows already in the tables (mr_stream_join.c), then goes on with the
+ * rows decoded after them.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -47,6 +49,7 @@
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "parser/parser.h"
+#include "parser/parsetree.h"
 #include "replication/slot.h"
 #include "storage/lmgr.h"
 #include "utils/acl.h"
@@ -307,7 +310,8 @@ join_create_tables(JoinCreate *c)
 	StringInfoData sql;
 	const char *schema_q = quote_identifier(get_namespace_name(c->outschema));
 	Oid			ext = get_extension_oid("match_recognize", false);
-	Oid			rows_oid;
+	Oid			rows_oid,
+				parts_oid;
 	int			i;
 
 	initStringInfo(&sql);
@@ -334,16 +338,35 @@ join_create_tables(JoinCreate *c)
 		exec_sql(sql.data, SPI_OK_UTILITY);
 		c->late_rel = RangeVarGetRelid(c->laterv, NoLock, false);
 	}
+	/*
+	 * The records of the inputs' columns, as for a MATCH_RECOGNIZE stream's
+	 * source (its rows table): the left's is the rows table, the right's
+	 * the parts table, so that ALTER TABLE is checked against them and
+	 * drop_stream and DROP EXTENSION take them as they take a
+	 * MATCH_RECOGNIZE stream's.
+	 */
 	resetStringInfo(&sql);
-	appendStringInfo(&sql, "CREATE TABLE %s.%s (side smallint NOT NULL, id bigint NOT NULL)",
-					 schema_q, quote_identifier(mr_stream_internal_name(c->id, MR_STREAM_ROWS)));
+	appendStringInfo(&sql, "CREATE TABLE %s.%s (LIKE %s, _seq bigint NOT NULL)",
+					 schema_q, quote_identifier(mr_stream_internal_name(c->id, MR_STREAM_ROWS)),
+					 qualified(c->b->relid[0]));
+	exec_sql(sql.data, SPI_OK_UTILITY);
+	resetStringInfo(&sql);
+	appendStringInfo(&sql, "CREATE TABLE %s.%s (LIKE %s, _seq bigint NOT NULL)",
+					 schema_q, quote_identifier(mr_stream_internal_name(c->id, MR_STREAM_PARTS)),
+					 qualified(c->b->relid[1]));
 	exec_sql(sql.data, SPI_OK_UTILITY);
 	rows_oid = mr_stream_internal_oid(c->outschema, c->id, MR_STREAM_ROWS);
+	parts_oid = mr_stream_internal_oid(c->outschema, c->id, MR_STREAM_PARTS);
+	/* no input, output or late table can be dropped under the stream ... */
 	depend_on(rows_oid, c->b->relid[0], RelationRelationId, DEPENDENCY_NORMAL);
 	if (c->b->relid[1] != c->b->relid[0])
 		depend_on(rows_oid, c->b->relid[1], RelationRelationId, DEPENDENCY_NORMAL);
 	depend_on(rows_oid, c->output, RelationRelationId, DEPENDENCY_NORMAL);
+	if (OidIsValid(c->late_rel))
+		depend_on(rows_oid, c->late_rel, RelationRelationId, DEPENDENCY_NORMAL);
+	/* ... and DROP EXTENSION takes the internal tables with it */
 	depend_on(rows_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
+	depend_on(parts_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
 }
 
 /* 3b. the catalog row */
@@ -378,7 +401,7 @@ join_insert_row(JoinCreate *c, const char *query, Datum lateness, Oid late_type,
 	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(c->slot_name)));
 	SETV(Anum_mrs_created_at, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()));
 	SETV(Anum_mrs_state, CStringGetTextDatum("starting"));
-	SETV(Anum_mrs_backfilled, BoolGetDatum(true));
+	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
 	SETV(Anum_mrs_rows_in, Int64GetDatum(0));
 	SETV(Anum_mrs_late_rows, Int64GetDatum(0));
 	SETV(Anum_mrs_null_rows, Int64GetDatum(0));
@@ -425,9 +448,16 @@ mr_stream_join_create(text *name, const char *query, Datum lateness, Oid late_ty
 	check_input(c.b->relid[0]);
 	check_input(c.b->relid[1]);
 	/* no lateness: each side follows its stream (mr_stream_watermark.c) */
-	c.follows = follow;
-	if (follow)
+	c.follows = follow && !c.b->processing;
+	if (c.follows)
 		lateness = mr_stream_join_follow(c.b, &late_type);
+	else if (follow)
+	{
+		/* processing time: no lateness is no lateness (the commits' clock) */
+		late_type = INTERVALOID;
+		lateness = DirectFunctionCall3(interval_in, CStringGetDatum("0"),
+									   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	}
 	if (late_type == UNKNOWNOID || late_type == TEXTOID)
 		ereport(ERROR,
 				(errcode(ERRCODE_DATATYPE_MISMATCH),
@@ -472,4 +502,84 @@ mr_stream_join_create(text *name, const char *query, Datum lateness, Oid late_ty
 	join_insert_row(&c, query, lateness, late_type, batch_size);
 	SPI_finish();
 	mr_stream_wake_launcher();
+}
+
+/* the non-dropped columns of a and b (less its last) agree */
+static bool
+same_input_columns(TupleDesc a, TupleDesc b)
+{
+	int			i = 0,
+				j = 0;
+	int			bn = b->natts - 1;
+
+	for (;;)
+	{
+		Form_pg_attribute x,
+					y;
+
+		while (i < a->natts && TupleDescAttr(a, i)->attisdropped)
+			i++;
+		while (j < bn && TupleDescAttr(b, j)->attisdropped)
+			j++;
+		if (i == a->natts || j == bn)
+			return i == a->natts && j == bn;
+		x = TupleDescAttr(a, i++);
+		y = TupleDescAttr(b, j++);
+		if (strcmp(NameStr(x->attname), NameStr(y->attname)) != 0 ||
+			x->atttypid != y->atttypid || x->atttypmod != y->atttypmod ||
+			x->attcollation != y->attcollation)
+			return false;
+	}
+}
+
+/*
+ * ALTER TABLE of the right input of join stream tup (the left one is the
+ * catalog's source, checked as a MATCH_RECOGNIZE stream's source is): it
+ * must stay logged (refused at once, as for a source) and keep the columns
+ * the worker decodes, which the parts table records.  Returns the right
+ * input when its columns changed, else InvalidOid (also for any other
+ * stream).
+ */
+Oid
+mr_stream_join_altered(Relation catrel, HeapTuple tup, Oid schema, List *altered)
+{
+	bool		isnull;
+	Datum		kind = mr_stream_row_get(catrel, tup, Anum_mrs_kind, &isnull);
+	int32		id;
+	Query	   *q;
+	JoinExpr   *j;
+	Oid			right,
+				parts;
+	Relation	a,
+				b;
+	bool		same;
+
+	if (isnull || strcmp(TextDatumGetCString(kind), MR_STREAM_KIND_JOIN) != 0)
+		return InvalidOid;
+	id = DatumGetInt32(mr_stream_row_get(catrel, tup, Anum_mrs_id, &isnull));
+	q = (Query *) stringToNode(mr_stream_row_text(catrel, tup, Anum_mrs_bound));
+	if (!IsA(q, Query) || q->jointree == NULL || list_length(q->jointree->fromlist) != 1 ||
+		!IsA(linitial(q->jointree->fromlist), JoinExpr) ||
+		!IsA(((JoinExpr *) linitial(q->jointree->fromlist))->rarg, RangeTblRef))
+		elog(ERROR, "stream %d has no bound interval join", id);
+	j = linitial(q->jointree->fromlist);
+	right = rt_fetch(((RangeTblRef *) j->rarg)->rtindex, q->rtable)->relid;
+	parts = mr_stream_internal_oid(schema, id, MR_STREAM_PARTS);
+	if (!list_member_oid(altered, right) || !OidIsValid(parts) ||
+		get_rel_relkind(right) == '\0')
+		return InvalidOid;
+	if (get_rel_persistence(right) != RELPERSISTENCE_PERMANENT)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("unlogged table \"%s\" cannot be the source of a stream",
+						get_rel_name(right)),
+				 errdetail("A stream reads its source through logical decoding, and changes of unlogged and temporary tables are not written to WAL."),
+				 errhint("Make the table logged with ALTER TABLE %s SET LOGGED.",
+						 quote_identifier(get_rel_name(right)))));
+	a = table_open(right, AccessShareLock);
+	b = table_open(parts, AccessShareLock);
+	same = same_input_columns(RelationGetDescr(a), RelationGetDescr(b));
+	table_close(b, AccessShareLock);
+	table_close(a, AccessShareLock);
+	return same ? InvalidOid : right;
 }

@@ -1501,18 +1501,23 @@ streams_after_alter(Oid catalog)
 	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
+		bool		isnull;
+		char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
+		Oid			bad = InvalidOid;
+
 		CHECK_FOR_INTERRUPTS();
 		if (check_altered_source(rel, tup, altered))
+			bad = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
+		else	/* an interval join's right input (mr_stream_join_sql.c) */
+			bad = mr_stream_join_altered(rel, tup,
+										 stream_schema(name,
+													   DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_output, &isnull))),
+										 altered);
+		/* the first in name order, whatever the catalog's order */
+		if (OidIsValid(bad) && (broken == NULL || strcmp(name, broken) < 0))
 		{
-			char	   *name = mr_stream_row_text(rel, tup, Anum_mrs_name);
-			bool		isnull;
-
-			/* the first in name order, whatever the catalog's order */
-			if (broken == NULL || strcmp(name, broken) < 0)
-			{
-				broken = name;
-				broken_source = DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_source, &isnull));
-			}
+			broken = name;
+			broken_source = bad;
 		}
 		check_altered_output(rel, tup, altered);
 	}
