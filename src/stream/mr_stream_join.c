@@ -984,6 +984,13 @@ backfill_final(int64 *final_wm)
 {
 	int			s;
 
+	/*
+	 * A following join's watermark is its sides' streams' (published after
+	 * their rows, mr_stream_watermark.c), never the tables' largest times:
+	 * the copied rows wait for the next one published.
+	 */
+	if (js.follows)
+		return false;
 	for (s = 0; s < 2; s++)
 	{
 		const char *col;
