@@ -621,7 +621,10 @@ absent_callback(void *arg, int var, int64_t row, const MrPath *path)
 		within = eval_condition(rt, t->absence_window, &dv);
 		MemoryContextSwitchTo(old);
 		if (!within)
+		{
+			rt->stats.timers_fired++;
 			return MR_ABSENT_PASSED;
+		}
 	}
 	return define_eval(rt, var, row, path) ? MR_ABSENT_KILLED : MR_ABSENT_WAIT;
 }
