@@ -156,6 +156,8 @@ typedef struct TimeoutState
 	int32_t    *vars;
 	bool	   *excl;
 	int64_t		outcap;
+	int64_t		noted;			/* candidates noted so far (for the host's
+								 * counters) */
 } TimeoutState;
 
 /*
@@ -2150,6 +2152,7 @@ timeout_note(MrMatcher *m, const Thread *t)
 	c->len = t->len;
 	c->deadline = t->expiry;
 	c->hist = hist_ref(t->hist);
+	m->tmo->noted++;
 }
 
 int64_t
@@ -2185,6 +2188,12 @@ mr_matcher_expire(MrMatcher *m, int64_t now)
 	}
 	m->nc = kept;
 	return n;
+}
+
+int64_t
+mr_matcher_timeouts_noted(const MrMatcher *m)
+{
+	return m->tmo ? m->tmo->noted : 0;
 }
 
 int64_t

@@ -267,9 +267,12 @@ extern int64_t mr_matcher_advance_clock(MrMatcher *m, int64_t now);
  * candidate before it, and reset() drops the candidates at or after it
  * (inside the match, or found again from the skip position).  Candidates
  * keep their rows live: mr_matcher_earliest_live() counts them.
+ * mr_matcher_timeouts_noted() counts the candidates noted so far (the
+ * starts whose attempt expired), for the host's counters.
  */
 extern int64_t mr_matcher_expire(MrMatcher *m, int64_t now);
 extern int64_t mr_matcher_next_expiry(MrMatcher *m);
+extern int64_t mr_matcher_timeouts_noted(const MrMatcher *m);
 extern bool mr_matcher_decided_timeout(MrMatcher *m, MrMatch *out, int64_t *deadline);
 extern void mr_matcher_pop_timeout(MrMatcher *m);
 

@@ -130,8 +130,9 @@ eval_row_expr_general(MrRuntime *rt, MrRowExpr *r, int64 pos, int label, int64 m
 		rt->rowparams->params[natts].value = (Datum) 0;
 		rt->rowparams->params[natts].isnull = true;
 	}
+	/* a timeout row has no match number (as the MATCH_NUMBER() slot) */
 	rt->rowparams->params[natts + 1].value = Int64GetDatum(match_number);
-	rt->rowparams->params[natts + 1].isnull = false;
+	rt->rowparams->params[natts + 1].isnull = rt->match_timed_out;
 	if (r->plan)
 		return eval_planned(rt, r->plan, &rt->exec[r->exec].qdesc, rt->rowparams, isnull);
 	rt->econtext->ecxt_param_list_info = rt->rowparams;
@@ -657,7 +658,10 @@ absent_callback(void *arg, int var, int64_t row, const MrPath *path)
 		within = eval_condition(rt, t->absence_window, &dv);
 		MemoryContextSwitchTo(old);
 		if (!within)
+		{
+			rt->stats.timers_fired++;
 			return MR_ABSENT_PASSED;
+		}
 	}
 	return define_eval(rt, var, row, path) ? MR_ABSENT_KILLED : MR_ABSENT_WAIT;
 }

@@ -538,11 +538,16 @@ row_expires(MrRuntime *rt, MrPartState *ps, MrMatcher *mt, int64 next)
 {
 	MrRow	   *row = row_at(ps, next);
 	int			col = rt->q->order_cols[0];
+	int64		noted = mr_matcher_timeouts_noted(mt);
+	bool		expired;
 
 	if (row->nulls[col])
 		return false;
-	return mr_matcher_expire(mt, time_to_int64(rt->q->time->time_type,
-											   row->values[col])) > 0;
+	expired = mr_matcher_expire(mt, time_to_int64(rt->q->time->time_type,
+												  row->values[col])) > 0;
+	/* EXPLAIN ANALYZE: the attempts the row's time expired */
+	rt->stats.timers_fired += mr_matcher_timeouts_noted(mt) - noted;
+	return expired;
 }
 
 /*
@@ -551,14 +556,17 @@ row_expires(MrRuntime *rt, MrPartState *ps, MrMatcher *mt, int64 next)
  * would); returns the deadline passed, or PG_INT64_MAX when none is left.
  */
 static int64
-partition_end_expiry(MrMatcher *mt, MemoryContext mcxt)
+partition_end_expiry(MrRuntime *rt, MrMatcher *mt, MemoryContext mcxt)
 {
 	MemoryContext old = MemoryContextSwitchTo(mcxt);
 	int64		d = mr_matcher_next_expiry(mt);
+	int64		noted = mr_matcher_timeouts_noted(mt);
 
 	if (d < PG_INT64_MAX)
 		mr_matcher_expire(mt, d + 1);
 	MemoryContextSwitchTo(old);
+	/* EXPLAIN ANALYZE: the attempts expired, if the clock passes d */
+	count_end_timers(rt, d, mr_matcher_timeouts_noted(mt) - noted);
 	return d;
 }
 
@@ -645,7 +653,7 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 		}
 		if (ps->partition_ended)
 		{
-			int64		d = timeouts ? partition_end_expiry(mt, mcxt) : PG_INT64_MAX;
+			int64		d = timeouts ? partition_end_expiry(rt, mt, mcxt) : PG_INT64_MAX;
 
 			if (d < PG_INT64_MAX)
 			{
@@ -839,7 +847,7 @@ mr_runtime_finish(MrRuntime *rt)
 	}
 	part_end(rt, rt->own);
 	window_clear(rt, rt->own);
-	if (rt->held != NIL)
+	if (rt->held != NIL || rt->npending_timers > 0)
 		emit_held_rows(rt);
 }
 
@@ -919,6 +927,7 @@ part_advance_clock(MrRuntime *rt, MrPartState *ps, int64 now)
 			old = MemoryContextSwitchTo(ps->matcher->cxt);
 			n = mr_matcher_advance_clock(ps->matcher->m, now);
 			MemoryContextSwitchTo(old);
+			rt->stats.timers_fired += n;
 			if (n > 0)
 			{
 				drive(rt, ps);

@@ -108,6 +108,12 @@ typedef struct MrRuntimeStats
 	int64		skip_degraded;	/* invalid AFTER MATCH SKIP targets degraded */
 	uint64		memo_hits;		/* matcher closures replayed, not walked */
 	int64		automaton_states;	/* DFA mode: states built */
+	/* time in patterns (DESIGN 6.3) */
+	int64		timers_fired;	/* deadlines passed that expired an attempt
+								 * (a start's waiting threads) or accepted a
+								 * parked absence */
+	int64		timeout_rows;	/* timeout rows output */
+	int64		rows_held;		/* output rows held for CLOCK MAX */
 } MrRuntimeStats;
 
 /*

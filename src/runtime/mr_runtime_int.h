@@ -323,6 +323,16 @@ struct MrRuntime
 	int64		clock;
 	List	   *held;			/* HeldRow, in output order */
 
+	/*
+	 * EXPLAIN ANALYZE's Timers Fired: deadlines the end of a partition
+	 * passed under CLOCK MAX, counted at the end of the input iff the clock
+	 * passed them (deadline, threads)
+	 */
+	int64	   *pending_timer_at;
+	int64	   *pending_timer_n;
+	int			npending_timers;
+	int			pending_timers_cap;
+
 	bool	   *skip_member;	/* [nvars] AFTER MATCH SKIP TO FIRST/LAST set */
 	int		   *skip_vars;		/* [nskip_vars] its members */
 	int			nskip_vars;
@@ -443,6 +453,7 @@ extern void part_attach_matcher(MrRuntime *rt, MrPartState *ps);
 
 /* mr_settle.c */
 extern void emit_held_rows(MrRuntime *rt);
+extern void count_end_timers(MrRuntime *rt, int64 deadline, int64 n);
 extern void emit_unmatched_upto(MrRuntime *rt, MrPartState *ps, int64 upto);
 extern int64 skip_position(MrRuntime *rt, MrMatch *m);
 extern void too_many_threads(void);

@@ -41,6 +41,7 @@ typedef struct HeldRow
 	Datum	   *values;
 	bool	   *nulls;
 	MrEmitInfo	info;
+	bool		timed_out;		/* a timeout row */
 } HeldRow;
 
 static void
@@ -63,15 +64,21 @@ hold_row(MrRuntime *rt, MrPartState *ps, const MrEmitInfo *info)
 			datumCopy(rt->out_values[i], att->attbyval, att->attlen);
 	}
 	h->info = *info;
+	h->timed_out = rt->match_timed_out;
 	rt->held = lappend(rt->held, h);
+	rt->stats.rows_held++;
 	MemoryContextSwitchTo(old);
 }
 
-/* the input ended: emit the held rows whose deadline the clock passed */
+/*
+ * The input ended: emit the held rows whose deadline the clock passed, and
+ * count the timers the ends of partitions passed by that clock.
+ */
 void
 emit_held_rows(MrRuntime *rt)
 {
 	ListCell   *lc;
+	int			i;
 
 	foreach(lc, rt->held)
 	{
@@ -82,9 +89,15 @@ emit_held_rows(MrRuntime *rt)
 		{
 			rt->emit(rt->emit_arg, h->values, h->nulls, &h->info);
 			rt->stats.rows_out++;
+			if (h->timed_out)
+				rt->stats.timeout_rows++;
 		}
 	}
 	rt->held = NIL;
+	for (i = 0; i < rt->npending_timers; i++)
+		if (rt->have_max_time && rt->max_time > rt->pending_timer_at[i])
+			rt->stats.timers_fired += rt->pending_timer_n[i];
+	rt->npending_timers = 0;
 }
 
 static void
@@ -142,6 +155,8 @@ emit_row(MrRuntime *rt, MrPartState *ps, int64 pos, bool with_measures, const Mr
 	}
 	rt->emit(rt->emit_arg, rt->out_values, rt->out_nulls, &info);
 	rt->stats.rows_out++;
+	if (rt->match_timed_out)
+		rt->stats.timeout_rows++;
 }
 
 void
@@ -363,6 +378,49 @@ clock_value(MrRuntime *rt)
 }
 
 /*
+ * EXPLAIN ANALYZE: the end of a partition passed `deadline`, deciding n
+ * threads (expired, or an absence accepted), if the clock passes it too:
+ * CLOCK c tells now; CLOCK MAX once the input ends, unless the largest
+ * time so far passed it already (the clock is monotone).
+ */
+void
+count_end_timers(MrRuntime *rt, int64 deadline, int64 n)
+{
+	if (n <= 0)
+		return;
+	if (!rt->q->time->clock_max)
+	{
+		if (clock_value(rt) > deadline)
+			rt->stats.timers_fired += n;
+		return;
+	}
+	if (rt->have_max_time && rt->max_time > deadline)
+	{
+		rt->stats.timers_fired += n;
+		return;
+	}
+	if (rt->npending_timers == rt->pending_timers_cap)
+	{
+		int			cap = Max(16, rt->pending_timers_cap * 2);
+
+		if (rt->pending_timer_at == NULL)
+		{
+			rt->pending_timer_at = MemoryContextAlloc(rt->cxt, sizeof(int64) * cap);
+			rt->pending_timer_n = MemoryContextAlloc(rt->cxt, sizeof(int64) * cap);
+		}
+		else
+		{
+			rt->pending_timer_at = repalloc(rt->pending_timer_at, sizeof(int64) * cap);
+			rt->pending_timer_n = repalloc(rt->pending_timer_n, sizeof(int64) * cap);
+		}
+		rt->pending_timers_cap = cap;
+	}
+	rt->pending_timer_at[rt->npending_timers] = deadline;
+	rt->pending_timer_n[rt->npending_timers] = n;
+	rt->npending_timers++;
+}
+
+/*
  * What decided match m (time in patterns): its absence's deadline
  * (MATCH_DEADLINE()); and, when the end of the partition accepted it at
  * that deadline, whether the clock passed it: CLOCK c decides now (the
@@ -389,6 +447,8 @@ time_decision(MrRuntime *rt, MrPartState *ps, MrMatch *m)
 	if (!rt->match_deadline_null)
 		rt->match_deadline = datumCopy(rt->match_deadline, t->time_byval, t->time_len);
 	MemoryContextSwitchTo(old);
+	if (m->by_end && !rt->match_deadline_null)
+		count_end_timers(rt, time_to_int64(t->time_type, rt->match_deadline), 1);
 	if (m->by_end && !rt->match_deadline_null && !ps->dropping)
 	{
 		int64		d = time_to_int64(t->time_type, rt->match_deadline);
@@ -480,7 +540,7 @@ settle_timeout(MrRuntime *rt, MrPartState *ps, MrMatch *m, int64 deadline, int64
 		else if (!(clock_value(rt) > decided_at))
 			ps->dropping = true;
 	}
-	m->number = -1;
+	m->number = -1;				/* the row parameters read it null */
 	rt->match_timed_out = true;
 	rt->match_deadline = int64_to_time(t->time_type, deadline);
 	rt->match_deadline_null = false;

@@ -419,6 +419,9 @@ mr_scan_stop_runtime(MrScanState *st)
 	st->done_stats.peak_threads = Max(st->done_stats.peak_threads, s.peak_threads);
 	st->done_stats.memo_hits += s.memo_hits;
 	st->done_stats.automaton_states = Max(st->done_stats.automaton_states, s.automaton_states);
+	st->done_stats.timers_fired += s.timers_fired;
+	st->done_stats.timeout_rows += s.timeout_rows;
+	st->done_stats.rows_held += s.rows_held;
 	old = MemoryContextSwitchTo(st->rtcxt);
 	mr_runtime_destroy(st->rt);
 	MemoryContextSwitchTo(old);
@@ -608,5 +611,15 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (mr_runtime_uses_dfa(st->rt))
 			ExplainPropertyInteger("Automaton States", NULL,
 								   Max(s.automaton_states, d->automaton_states), es);
+		if (c->nwindows > 0 || c->absent_var >= 0 || c->timeout_rows)
+		{
+			/*
+			 * time in patterns: deadlines passed (threads expired, absences
+			 * accepted), timeout rows output, rows held for CLOCK MAX
+			 */
+			ExplainPropertyInteger("Timers Fired", NULL, s.timers_fired + d->timers_fired, es);
+			ExplainPropertyInteger("Timeout Rows", NULL, s.timeout_rows + d->timeout_rows, es);
+			ExplainPropertyInteger("Rows Held", NULL, s.rows_held + d->rows_held, es);
+		}
 	}
 }
