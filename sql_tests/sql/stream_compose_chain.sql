@@ -152,9 +152,10 @@ SELECT name, state, watermark, output_watermark, rows_in, late_rows
 FROM match_recognize_streams WHERE name IN ('public.bulk1', 'public.bulk2') ORDER BY name;
 SELECT batch_level2('bulk1', 'bulk_b');
 SELECT diff_count('bulk2', 'bulk_b');
--- guessed: rows of level 1's output are late, and the output is wrong
+-- guessed: the output is wrong (rows of level 1's output may come late,
+-- depending on whether the stream read them decoded or backfilled, and a
+-- lateness leaves the last windows undecided)
 SELECT match_recognize_wait_stream('bulk2g');
-SELECT late_rows > 0 AS some_late FROM match_recognize_streams WHERE name = 'public.bulk2g';
 SELECT diff_count('bulk2g', 'bulk_b') LIKE '% 0 differ' AS equal;
 -- the same rows as live input, the same result
 SELECT count(*) AS differ FROM ((SELECT sym, first_start, last_end, n, low FROM bulk2
