@@ -306,8 +306,10 @@ struct MrRuntime
 	Datum		match_deadline;
 	bool		match_deadline_null;
 	bool		match_timed_out;
-	bool	  **expiry_must;	/* timeout rows: [nexpiry][ninsts], the pcs
-								 * that window must still map a row under */
+	int			nexpiry;		/* the expiring windows run: the query's
+								 * nexpiry, or in a stream nexpiry_windows */
+	bool	  **expiry_must;	/* [nexpiry][ninsts], the pcs that window
+								 * must still map a row under */
 
 	/*
 	 * The batch clock (CLOCK MAX: the largest event time pushed; CLOCK c:
