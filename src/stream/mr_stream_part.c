@@ -37,7 +37,8 @@
  *	  row not yet expired, by the event time of its oldest such row: a
  *	  partition is visited only when that row's window has closed;
  *	- with a pattern that waits for the clock (a trailing `-> NOT v`, WITH
- *	  TIMEOUT ROWS), the timer queue (mr_stream_timers.c) holds every
+ *	  TIMEOUT ROWS, a window other than plain WITHIN, whose expiry ends the
+ *	  threads only it ends), the timer queue (mr_stream_timers.c) holds every
  *	  partition whose run has a deadline, as of its last settle; after each
  *	  release every timer before the watermark fires, in idle and let-go
  *	  partitions too, and timer_clock is that watermark: a run rebuilt from
@@ -146,8 +147,6 @@ mrs_parts_init(void)
 	mrs_pending_init();
 	mrs_heap_init(&s->deadlines, deadline_cmp, deadline_moved, s->cxt);
 	mrs_timers_init();
-	/* a stream's clock is CLOCK MAX (mr_stream_bind refuses any other) */
-	s->has_timers = mr_query_uses_input_clock(s->q);
 	dlist_init(&s->live);
 	s->nlive = 0;
 
@@ -156,6 +155,13 @@ mrs_parts_init(void)
 	old = MemoryContextSwitchTo(s->rtcxt);
 	s->rt = mr_runtime_create(s->q, emit_row, NULL);
 	mr_runtime_degrade_skip(s->rt, true);
+
+	/*
+	 * A stream's clock is CLOCK MAX (mr_stream_bind refuses any other); it
+	 * decides absences, timeout rows and every window's expiry (a thread
+	 * only a window ends, in a partition that gets no more rows)
+	 */
+	s->has_timers = mr_runtime_expire_windows(s->rt) || mr_query_uses_input_clock(s->q);
 	MemoryContextSwitchTo(old);
 }
 
