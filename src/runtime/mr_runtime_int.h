@@ -168,6 +168,15 @@ typedef struct MrPartState
 	int64		covered_upto;
 
 	/*
+	 * AFTER MATCH NO SKIP: the start of the last match settled and how many
+	 * of its matches were; a checkpoint whose matcher restarts at that
+	 * start counts them out of its match_number, since the rebuilt run
+	 * finds them again, in the same order (part_checkpoint)
+	 */
+	int64		noskip_start;
+	int64		noskip_count;
+
+	/*
 	 * time in patterns: since a match of this partition was decided by its
 	 * end at a deadline, its output waits for the clock to pass hold_at
 	 * (holding) or is dropped (dropping: CLOCK c did not pass it)
