@@ -613,6 +613,14 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 			if (!ps->partition_ended && ps->nrows < m.end + q->max_next)
 				break;
 			skip = settle_match(rt, ps, &m);
+			if (q->clause->no_skip)
+			{
+				/* counted for part_checkpoint */
+				if (m.start != ps->noskip_start)
+					ps->noskip_count = 0;
+				ps->noskip_start = m.start;
+				ps->noskip_count++;
+			}
 			old = MemoryContextSwitchTo(mcxt);
 			if (q->clause->no_skip)
 				mr_matcher_pop_match(mt);	/* NO SKIP: the search goes on */
