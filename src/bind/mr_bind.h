@@ -158,14 +158,21 @@ typedef struct MrTime
 	MrLowered  *clock;			/* CLOCK expression: no slots, evaluated once */
 	bool		uses_deadline;	/* MEASURES read MATCH_DEADLINE() */
 	bool		uses_timed_out; /* MEASURES read TIMED_OUT() */
-	/* WITH TIMEOUT ROWS: the windows that expire threads */
+	/*
+	 * The windows that expire threads: nexpiry_windows of them, bound for
+	 * every windowed query (a stream's clock decides them, see
+	 * mr_runtime_expire_windows); nexpiry, what batch runs, is that many
+	 * WITH TIMEOUT ROWS and 0 otherwise.
+	 */
 	int			nexpiry;
-	MrLowered **expiry_deadline;	/* [nexpiry] MEASURES-side: the window's
-									 * deadline over a path (null: not open) */
-	int		   *expiry_to;		/* [nexpiry] its TO variable; -1: every
-								 * variable but the absence */
-	int		   *expiry_last;	/* [nexpiry] FROM LAST v: v (mapping v moves
-								 * the deadline), else -1 */
+	int			nexpiry_windows;
+	MrLowered **expiry_deadline;	/* [nexpiry_windows] MEASURES-side: the
+									 * window's deadline over a path (null:
+									 * not open) */
+	int		   *expiry_to;		/* [nexpiry_windows] its TO variable; -1:
+								 * every variable but the absence */
+	int		   *expiry_last;	/* [nexpiry_windows] FROM LAST v: v (mapping
+								 * v moves the deadline), else -1 */
 } MrTime;
 
 struct MrBoundQuery

@@ -30,7 +30,7 @@
  * WITH TIMEOUT ROWS needs a window (42601 otherwise); each window but an
  * absence's deadline also gets its deadline as a MEASURES-side expression
  * (expiry_deadline), from which the runtime computes a waiting thread's
- * expiry (bind_expiry()).
+ * expiry (bind_expiry()): batch WITH TIMEOUT ROWS, streams always.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -123,11 +123,14 @@ add_var_window(MrTime *t, int var, MrLowered *lw)
 }
 
 /*
- * WITH TIMEOUT ROWS: every window but an absence's deadline expires the
- * threads that must still map a row under it (the runtime's expiry, see
- * mr_match.c); its deadline over a path is the MEASURES-side
- * "anchor + (bound)", null while the window is not open.  Today's plain
- * WITHIN is one of them, anchored at the match's first row.
+ * Every window but an absence's deadline expires the threads that must
+ * still map a row under it (the runtime's expiry, see mr_match.c); its
+ * deadline over a path is the MEASURES-side "anchor + (bound)", null while
+ * the window is not open.  Today's plain WITHIN is one of them, anchored
+ * at the match's first row.  Batch runs them WITH TIMEOUT ROWS only
+ * (nexpiry); a stream runs them always, so that its clock ends a thread
+ * only a window ends (a greedy B+ holding back a match) in a quiet
+ * partition too.
  */
 static void
 bind_expiry(MrBoundQuery *q, const char *col)
@@ -146,13 +149,14 @@ bind_expiry(MrBoundQuery *q, const char *col)
 		CHECK_FOR_INTERRUPTS();
 		if (w->to_var >= 0 && w->to_var == c->absent_var)
 			continue;			/* an absence accepts at its deadline */
-		t->expiry_deadline[t->nexpiry] =
+		t->expiry_deadline[t->nexpiry_windows] =
 			lower_expression(q, w->bound, false, -1, t->time_type, "WITHIN",
 							 psprintf("SELECT %s + (", anchor_text(q, w, col)), ")");
-		t->expiry_to[t->nexpiry] = w->to_var;
-		t->expiry_last[t->nexpiry] = w->from_var >= 0 && w->from_last ? w->from_var : -1;
-		t->nexpiry++;
+		t->expiry_to[t->nexpiry_windows] = w->to_var;
+		t->expiry_last[t->nexpiry_windows] = w->from_var >= 0 && w->from_last ? w->from_var : -1;
+		t->nexpiry_windows++;
 	}
+	t->nexpiry = c->timeout_rows ? t->nexpiry_windows : 0;
 }
 
 /*
@@ -246,8 +250,7 @@ bind_time(MrBoundQuery *q, bool *path_dep)
 									   psprintf("SELECT %s + (", a), ")");
 		*path_dep = true;
 	}
-	if (c->timeout_rows)
-		bind_expiry(q, col);
+	bind_expiry(q, col);
 	if (c->has_clock && !c->clock_max)
 	{
 		t->clock = lower_expression(q, c->clock, false, -1, t->time_type, "CLOCK",

@@ -97,6 +97,10 @@
  * Deterministic: candidates depend only on the rows, the expiries and the
  * times at which the clock is advanced, and the host advances it by each
  * row's own time, then (at the end of a partition) deadline by deadline.
+ * With opts.expiry_no_timeouts the expiry only ends threads (no candidate
+ * is kept): a stream's clock deciding the windows of a query without
+ * timeout rows, which the next row's window conditions would decide the
+ * same way.
  *
  * Every match (AFTER MATCH NO SKIP, opts.all_matches, with MR_DEDUP_NONE).
  * An accepting path drops nothing: each walk that reaches ACCEPT (or an
@@ -2128,6 +2132,8 @@ timeout_note(MrMatcher *m, const Thread *t)
 	int64_t		i;
 	TimeoutCand *c;
 
+	if (m->opts.expiry_no_timeouts)
+		return;					/* the clock only ends threads */
 	if (m->opts.all_matches && found_has_start(m, t->start))
 		return;					/* a start with a match gives no timeout row */
 	if (m->tmo == NULL)

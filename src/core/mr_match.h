@@ -138,6 +138,9 @@ typedef struct MrMatcherOptions
 	MrAbsentFn	absent;			/* programs with ABSENT; called with define_arg */
 	MrDeadlineFn deadline;		/* for the clock entry points (may be NULL) */
 	MrExpiryFn	expiry;			/* timeout rows: non-NULL turns them on */
+	bool		expiry_no_timeouts; /* with expiry: an expired thread just
+									 * goes (no candidate), for a clock that
+									 * decides windows without timeout rows */
 	bool		all_matches;	/* AFTER MATCH NO SKIP: every accepting path
 								 * of every start (needs MR_DEDUP_NONE) */
 } MrMatcherOptions;

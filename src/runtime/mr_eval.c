@@ -723,10 +723,10 @@ expiry_callback(void *arg, int32_t pc, const MrPath *path)
 	int			k;
 	MemoryContext old;
 
-	for (k = 0; k < t->nexpiry; k++)
+	for (k = 0; k < rt->nexpiry; k++)
 		if (rt->expiry_must[k][pc])
 			break;
-	if (k == t->nexpiry || path->len <= 0)
+	if (k == rt->nexpiry || path->len <= 0)
 		return result;
 	old = MemoryContextSwitchTo(rt->evalcxt);
 	m.start = path->start;
@@ -740,7 +740,7 @@ expiry_callback(void *arg, int32_t pc, const MrPath *path)
 	mv.m = &m;
 	mv.current = m.end - 1;
 	mv.vend = m.end;
-	for (; k < t->nexpiry; k++)
+	for (; k < rt->nexpiry; k++)
 	{
 		Datum		d;
 

@@ -441,6 +441,8 @@ part_begin(MrRuntime *rt, MrPartState *ps, const MrRuntimeCheckpoint *cp)
 	ps->unmatched_from = cp ? cp->unmatched_from : 0;
 	ps->covered_upto = cp ? cp->covered_upto : 0;
 	ps->match_from = cp ? cp->matcher_from : 0;
+	ps->noskip_start = ps->match_from;
+	ps->noskip_count = 0;
 	ps->holding = ps->dropping = false;
 	ps->hold_at = PG_INT64_MIN;
 	if (ps->matcher)
@@ -496,6 +498,15 @@ part_checkpoint(MrRuntime *rt, const MrPartState *ps, MrRuntimeCheckpoint *cp)
 	cp->keep_from = part_retained_from(rt, ps);
 	cp->matcher_from = Min(ps->unmatched_from, part_earliest_live(rt, ps));
 	cp->match_number = ps->match_number;
+
+	/*
+	 * NO SKIP: a fresh matcher at matcher_from finds again the matches of
+	 * that start already settled (a match is output once no earlier start
+	 * is live, so no other settled match starts at or after matcher_from),
+	 * and numbers them as they were
+	 */
+	if (rt->q->clause->no_skip && ps->noskip_start == cp->matcher_from)
+		cp->match_number -= ps->noskip_count;
 	cp->unmatched_from = ps->unmatched_from;
 	cp->covered_upto = ps->covered_upto;
 }
@@ -610,6 +621,14 @@ drive_matcher(MrRuntime *rt, MrPartState *ps)
 			if (!ps->partition_ended && ps->nrows < m.end + q->max_next)
 				break;
 			skip = settle_match(rt, ps, &m);
+			if (q->clause->no_skip)
+			{
+				/* counted for part_checkpoint */
+				if (m.start != ps->noskip_start)
+					ps->noskip_count = 0;
+				ps->noskip_start = m.start;
+				ps->noskip_count++;
+			}
 			old = MemoryContextSwitchTo(mcxt);
 			if (q->clause->no_skip)
 				mr_matcher_pop_match(mt);	/* NO SKIP: the search goes on */

@@ -147,6 +147,17 @@ extern MrRuntime *mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *
  */
 extern void mr_runtime_use_dfa(MrRuntime *rt);
 
+/*
+ * Streaming: the windows of time in patterns expire threads by the clock
+ * (mr_partrun_advance_clock), also without WITH TIMEOUT ROWS, so that a
+ * thread only a window ends (`A B+` WITHIN .. FROM A TO B holding back the
+ * match A B..B) ends in a partition that gets no more rows.  Batch needs
+ * no clock for that: the end of the partition ends it.  True when the
+ * query has such windows (the runtime then has deadlines); call right
+ * after mr_runtime_create(), before any row and any partition run.
+ */
+extern bool mr_runtime_expire_windows(MrRuntime *rt);
+
 /* does the runtime run as a cached DFA (after mr_runtime_use_dfa)? */
 extern bool mr_runtime_uses_dfa(MrRuntime *rt);
 

@@ -168,6 +168,15 @@ typedef struct MrPartState
 	int64		covered_upto;
 
 	/*
+	 * AFTER MATCH NO SKIP: the start of the last match settled and how many
+	 * of its matches were; a checkpoint whose matcher restarts at that
+	 * start counts them out of its match_number, since the rebuilt run
+	 * finds them again, in the same order (part_checkpoint)
+	 */
+	int64		noskip_start;
+	int64		noskip_count;
+
+	/*
 	 * time in patterns: since a match of this partition was decided by its
 	 * end at a deadline, its output waits for the clock to pass hold_at
 	 * (holding) or is dropped (dropping: CLOCK c did not pass it)
@@ -306,8 +315,10 @@ struct MrRuntime
 	Datum		match_deadline;
 	bool		match_deadline_null;
 	bool		match_timed_out;
-	bool	  **expiry_must;	/* timeout rows: [nexpiry][ninsts], the pcs
-								 * that window must still map a row under */
+	int			nexpiry;		/* the expiring windows run: the query's
+								 * nexpiry, or in a stream nexpiry_windows */
+	bool	  **expiry_must;	/* [nexpiry][ninsts], the pcs that window
+								 * must still map a row under */
 
 	/*
 	 * The batch clock (CLOCK MAX: the largest event time pushed; CLOCK c:

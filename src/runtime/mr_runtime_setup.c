@@ -124,7 +124,7 @@ compute_needed_columns(MrRuntime *rt)
 			for (s = 0; s < q->time->nvar_windows[i]; s++)
 				mark_lowered(&cx, q, q->time->var_windows[i][s]);
 		mark_lowered(&cx, q, q->time->absence_window);
-		for (s = 0; s < q->time->nexpiry; s++)
+		for (s = 0; s < q->time->nexpiry_windows; s++)
 			mark_lowered(&cx, q, q->time->expiry_deadline[s]);
 	}
 }
@@ -265,7 +265,7 @@ init_expr_exec(MrRuntime *rt)
 				init_lowered(rt, q->time->var_windows[i][k]);
 		init_lowered(rt, q->time->absence_window);
 		init_lowered(rt, q->time->deadline);
-		for (k = 0; k < q->time->nexpiry; k++)
+		for (k = 0; k < q->time->nexpiry_windows; k++)
 			init_lowered(rt, q->time->expiry_deadline[k]);
 		init_lowered(rt, q->time->clock);
 	}
@@ -541,8 +541,8 @@ setup_expiry(MrRuntime *rt)
 				v,
 				pc;
 
-	rt->expiry_must = palloc(sizeof(bool *) * q->time->nexpiry);
-	for (k = 0; k < q->time->nexpiry; k++)
+	rt->expiry_must = palloc(sizeof(bool *) * rt->nexpiry);
+	for (k = 0; k < rt->nexpiry; k++)
 	{
 		int			to = q->time->expiry_to[k];
 
@@ -565,6 +565,37 @@ setup_expiry(MrRuntime *rt)
 	pfree(in_set);
 	pfree(may);
 	rt->matcher_opts.expiry = expiry_callback;
+}
+
+/*
+ * A stream's windows expire threads by its clock (mr_runtime.h): every
+ * expiring window, with no timeout candidates unless WITH TIMEOUT ROWS
+ * keeps them already.  The own run's matcher was made with the options of
+ * mr_runtime_create(): it has seen no row, so it is made again.
+ */
+bool
+mr_runtime_expire_windows(MrRuntime *rt)
+{
+	const MrBoundQuery *q = rt->q;
+	MrMatcherBox *b = rt->own->matcher;
+
+	if (rt->levels != NULL || q->time == NULL || q->time->nexpiry_windows == 0)
+		return false;
+	if (rt->matcher_opts.expiry != NULL)
+		return true;			/* WITH TIMEOUT ROWS */
+	if (rt->own->in_partition || rt->nruns > 0)
+		elog(ERROR, "match_recognize window expiry turned on in a running runtime");
+	rt->nexpiry = q->time->nexpiry_windows;
+	setup_expiry(rt);
+	rt->matcher_opts.expiry_no_timeouts = true;
+	if (b != NULL)
+	{
+		rt->own->matcher = NULL;
+		MemoryContextDelete(b->cxt);
+		pfree(b);
+		part_attach_matcher(rt, rt->own);
+	}
+	return true;
 }
 
 /*
@@ -605,7 +636,10 @@ mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *emit_arg)
 	rt->matcher_opts.absent = absent_callback;
 	rt->matcher_opts.deadline = deadline_callback;
 	if (q->time != NULL && q->time->nexpiry > 0)
+	{
+		rt->nexpiry = q->time->nexpiry;
 		setup_expiry(rt);
+	}
 	rt->track_time = q->time != NULL && q->time->clock_max &&
 		(q->time->absence_var >= 0 || q->time->nexpiry > 0);
 	rt->own = part_state_create(rt, &rt->own_state, MR_OWN_RING_INITIAL);

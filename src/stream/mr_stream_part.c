@@ -37,7 +37,8 @@
  *	  row not yet expired, by the event time of its oldest such row: a
  *	  partition is visited only when that row's window has closed;
  *	- with a pattern that waits for the clock (a trailing `-> NOT v`, WITH
- *	  TIMEOUT ROWS), the timer queue (mr_stream_timers.c) holds every
+ *	  TIMEOUT ROWS, a window other than plain WITHIN, whose expiry ends the
+ *	  threads only it ends), the timer queue (mr_stream_timers.c) holds every
  *	  partition whose run has a deadline, as of its last settle; after each
  *	  release every timer before the watermark fires, in idle and let-go
  *	  partitions too, and timer_clock is that watermark: a run rebuilt from
@@ -47,7 +48,12 @@
  *	  had been pushed when it fired);
  *	- an output row's _match_id is deterministic (partition number, first
  *	  row number[, row number]; a timeout row's first row number is
- *	  prefixed with t).
+ *	  prefixed with t); AFTER MATCH NO SKIP, where one start has several
+ *	  matches, puts the match number (m<n>, checkpointed) after the first
+ *	  row.  A rebuilt NO SKIP run finds again the matches already written
+ *	  of the start its matcher restarts at (the checkpoint's match number
+ *	  counts them out, mr_runtime.c part_checkpoint): they are the only
+ *	  output a rebuild may decide, and it is dropped.
  *
  * Time in patterns, the rule (README "Time in patterns"): a deadline d is
  * passed when the clock is past it, and a stream's clock is its watermark
@@ -108,7 +114,11 @@ static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *in
 /* last emitted match or timeout, to count them (not rows) */
 static MrsPart *last_emit_part = NULL;
 static int64 last_emit_start = -1;
+static int64 last_emit_number = -1;
 static bool last_emit_timeout = false;
+
+/* AFTER MATCH NO SKIP: several matches of one start (their ids differ) */
+static bool no_skip = false;
 
 /* ---------- heaps ---------- */
 
@@ -146,8 +156,6 @@ mrs_parts_init(void)
 	mrs_pending_init();
 	mrs_heap_init(&s->deadlines, deadline_cmp, deadline_moved, s->cxt);
 	mrs_timers_init();
-	/* a stream's clock is CLOCK MAX (mr_stream_bind refuses any other) */
-	s->has_timers = mr_query_uses_input_clock(s->q);
 	dlist_init(&s->live);
 	s->nlive = 0;
 
@@ -155,7 +163,15 @@ mrs_parts_init(void)
 									 ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(s->rtcxt);
 	s->rt = mr_runtime_create(s->q, emit_row, NULL);
+	no_skip = mr_query_clause(s->q)->no_skip;
 	mr_runtime_degrade_skip(s->rt, true);
+
+	/*
+	 * A stream's clock is CLOCK MAX (mr_stream_bind refuses any other); it
+	 * decides absences, timeout rows and every window's expiry (a thread
+	 * only a window ends, in a partition that gets no more rows)
+	 */
+	s->has_timers = mr_runtime_expire_windows(s->rt) || mr_query_uses_input_clock(s->q);
 	MemoryContextSwitchTo(old);
 }
 
@@ -924,6 +940,9 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 	char		idbuf[96];
 	bool		timeout;
 
+	if (p != NULL && s->repushing && no_skip && info->match_number > 0 &&
+		info->match_start == p->cp.matcher_from)
+		return;					/* written before the checkpoint */
 	if (p == NULL || s->repushing)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -934,7 +953,7 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 	s->rows_out++;
 	if (info->match_start >= 0 &&
 		(p != last_emit_part || info->match_start != last_emit_start ||
-		 timeout != last_emit_timeout))
+		 info->match_number != last_emit_number || timeout != last_emit_timeout))
 	{
 		if (timeout)
 			s->timeouts_out++;
@@ -942,6 +961,7 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 			s->matches_out++;
 		last_emit_part = p;
 		last_emit_start = info->match_start;
+		last_emit_number = info->match_number;
 		last_emit_timeout = timeout;
 	}
 	s->catalog_dirty = true;
@@ -949,6 +969,12 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 		return;					/* committed before the restart */
 	if (info->match_start < 0)
 		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":u" INT64_FORMAT, p->id, info->row);
+	else if (no_skip && !timeout && info->row < 0)
+		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":" INT64_FORMAT ":m" INT64_FORMAT,
+				 p->id, info->match_start, info->match_number);
+	else if (no_skip && !timeout)
+		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":" INT64_FORMAT ":m" INT64_FORMAT ":" INT64_FORMAT,
+				 p->id, info->match_start, info->match_number, info->row);
 	else if (info->row < 0)
 		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":%s" INT64_FORMAT, p->id,
 				 timeout ? "t" : "", info->match_start);

@@ -250,10 +250,6 @@ mr_stream_bind(const char *sql, Oid *source, List *replay)
 				 errmsg("a stream's query cannot have a CLOCK expression"),
 				 errdetail("The clock of a stream is its watermark: deadlines are passed when the watermark passes them."),
 				 errhint("Remove the CLOCK clause, or write CLOCK MAX.")));
-	if (mr_query_clause(q)->no_skip)
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("AFTER MATCH NO SKIP is not supported in streams yet")));
 
 	refuse_subqueries(q);
 	return q;

@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  * mr_stream_timers.c
  *	  The stream worker's timer queue: for a query with time in its pattern
- *	  (a trailing absence `-> NOT v`, WITH TIMEOUT ROWS), the partitions
+ *	  (a trailing absence `-> NOT v`, WITH TIMEOUT ROWS, a window FROM/TO
+ *	  or several: mr_runtime_expire_windows), the partitions
  *	  whose run waits for the clock, by the earliest deadline the clock can
  *	  decide (mr_partrun_next_deadline), and the event time as those
  *	  deadlines count it.
