@@ -300,7 +300,7 @@ direct_flush(MrsOutBuf *b, Relation rel)
 		FreeExecutorState(estate);
 		return false;
 	}
-	InitResultRelInfo(rri, rel, 1, NULL, 0);
+	InitResultRelInfo(rri, rel, 0, NULL, 0);
 	ExecOpenIndices(rri, false);
 	bistate = GetBulkInsertState();
 	for (i = 0; i < DIRECT_BATCH; i++)
