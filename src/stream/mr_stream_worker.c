@@ -48,6 +48,13 @@
  * up into an error).  The unique index on _match_id remains as a second
  * line of defence: writing a match twice would fail, not duplicate it.
  *
+ * An error ends the worker (the state in memory may be ahead of what was
+ * committed) after recording it, with the context of where it happened;
+ * the launcher starts it again (see "starts, retries and failure").  With
+ * on_error 'skip', an error a source row's DEFINE or MEASURES raised first
+ * lists that row in the dead-letter table, which every later worker drops
+ * it by (skip_row, mr_stream_deadletter.c).
+ *
  * Ties on the full ORDER BY are broken by arrival (seq), which is stable
  * across replays; release order does not depend on cycle boundaries, so
  * the output does not either.  Idle, the worker sleeps on its latch
