@@ -514,3 +514,95 @@ COMMENT ON COLUMN match_recognize_stream.follows IS
 'true: the watermark is the output watermark its source''s stream publishes (created without a lateness)';
 COMMENT ON COLUMN match_recognize_stream.output_watermark IS
 'the output watermark last published: no output row written after it has a value below it in a column of watermark_columns';
+-- ops4: the on_error policy of a MATCH_RECOGNIZE stream and its dead-letter
+-- table (src/stream/mr_stream_deadletter.c): with 'skip', a source row whose
+-- DEFINE or MEASURES raises an error is listed there with the error and
+-- dropped from the stream
+ALTER TABLE match_recognize_stream
+	ADD COLUMN on_error text DEFAULT 'stop',
+	ADD COLUMN error_table regclass,
+	ADD COLUMN error_rows bigint DEFAULT 0;
+GRANT SELECT (on_error, error_table, error_rows) ON match_recognize_stream TO PUBLIC;
+
+COMMENT ON COLUMN match_recognize_stream.on_error IS
+'what the stream does with a source row whose DEFINE or MEASURES raises an error: stop (the stream stops on it) or skip (the row and the error go to error_table)';
+COMMENT ON COLUMN match_recognize_stream.error_table IS
+'the dead-letter table of on_error ''skip'' (<output>_errors): the rows skipped, with their error';
+COMMENT ON COLUMN match_recognize_stream.error_rows IS
+'source rows skipped by on_error ''skip'' (listed in error_table)';
+
+DROP FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer, text);
+CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement DEFAULT NULL::text,
+	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
+	batch_size integer DEFAULT 100000, max_held_wal text DEFAULT '256MB', on_error text DEFAULT 'stop')
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_create_stream'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer, text, text) IS
+'creates the output table name and a stream that writes the final matches of query (SELECT * FROM <table> MATCH_RECOGNIZE (...)) to it as rows are committed';
+
+CREATE OR REPLACE VIEW match_recognize_streams AS
+SELECT s.name,
+	s.source,
+	s.output,
+	s.owner,
+	CASE WHEN s.state <> 'failed' AND match_recognize_stream_no_worker(s.slot_name) IS NOT NULL
+		THEN 'waiting' ELSE s.state END AS state,
+	CASE WHEN v.visible THEN s.last_error ELSE '<insufficient privilege>' END AS last_error,
+	s.rows_in,
+	s.late_rows,
+	s.null_rows,
+	s.matches_out,
+	s.rows_out,
+	s.skip_degraded,
+	s.rows_pending,
+	s.rows_retained,
+	s.rows_pending + s.rows_retained AS rows_buffered,
+	CASE WHEN v.visible THEN s.watermark END AS watermark,
+	CASE WHEN v.visible THEN s.max_seen END AS max_event_time,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		ELSE GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done)) END::bigint AS lag_bytes,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		WHEN p.caught_up IS NOT NULL THEN EXTRACT(epoch FROM pg_catalog.now() - p.caught_up)
+		WHEN pg_catalog.pg_current_wal_lsn() > p.done
+		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
+		ELSE 0 END::double precision AS lag_seconds,
+	a.pid AS worker_pid,
+	s.slot_name,
+	r.wal_status AS slot_wal_status,
+	s.late_table,
+	s.lateness,
+	s.idle_advance,
+	s.created_at,
+	s.updated_at,
+	s.rows_stored,
+	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), r.restart_lsn))::bigint AS held_wal_bytes,
+	s.max_held_wal,
+	s.checkpoint_lsn,
+	s.checkpointed_at,
+	b.rows AS backfill_rows,
+	b.total AS backfill_total,
+	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query,
+	s.kind,
+	CASE WHEN v.visible THEN s.output_watermark END AS output_watermark,
+	-- time in patterns
+	s.timers_pending,
+	s.timeouts_out,
+	-- ops4: on_error
+	COALESCE(s.on_error, 'stop') AS on_error,
+	s.error_table,
+	COALESCE(s.error_rows, 0) AS error_rows
+FROM match_recognize_stream s
+-- what the source's rows and the query's constants reveal: to the owner,
+-- superusers and pg_read_all_stats only, as pg_stat_activity shows query
+CROSS JOIN LATERAL (SELECT CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.oid = s.owner)
+		THEN pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+		ELSE pg_catalog.pg_has_role(s.owner, 'USAGE') OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE') END AS visible) v
+LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
+CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
+	r.confirmed_flush_lsn, s.last_lsn) AS done,
+	match_recognize_stream_caught_up(s.slot_name) AS caught_up) p
+CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
+LEFT JOIN pg_catalog.pg_stat_activity a
+	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';

@@ -97,6 +97,9 @@ enum
 	Anum_mrs_lateness_since,
 	Anum_mrs_watermark_columns,	/* output watermarks (mr_stream_watermark.c) */
 	Anum_mrs_follows,
+	Anum_mrs_on_error,			/* on_error (mr_stream_deadletter.c) */
+	Anum_mrs_error_table,
+	Anum_mrs_error_rows,
 	Natts_mrs
 };
 

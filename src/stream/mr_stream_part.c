@@ -461,6 +461,9 @@ run_error_context(void *arg)
 	StringInfoData key;
 	int			i;
 
+	/* on_error 'skip': the row an error was raised on (not while rebuilding) */
+	if (c->row != NULL && !s->repushing)
+		s->err_row = c->row;
 	initStringInfo(&key);
 	for (i = 0; i < s->npart; i++)
 	{
@@ -499,6 +502,7 @@ push_row(MrsPart *p, MrPartRun *run, MrsRow *row)
 	MemoryContextSwitchTo(old);
 	ExecClearTuple(s->inslot);
 	error_context_stack = cb.previous;
+	s->err_row = NULL;			/* a WARNING's context callback may have set it */
 }
 
 /* the clock of p's run passes to now (every row of p below now pushed) */
@@ -818,10 +822,23 @@ mrs_release(void)
 	for (k = 0; k < nparts; k++)
 	{
 		MrsPart    *p = parts[k];
+		int64		pushed = 0;
 
 		for (i = 0; i < p->rel_count; i++)
-			mrs_part_push(p, grouped[p->rel_start + i]);
-		mrs_part_settle(p);
+		{
+			MrsRow	   *row = grouped[p->rel_start + i];
+
+			/* listed in the dead-letter table (on_error 'skip'): dropped */
+			if (s->dl_n > 0 && mrs_deadletter_listed(row->seq))
+			{
+				mrs_row_unkeep(row);
+				continue;
+			}
+			mrs_part_push(p, row);
+			pushed++;
+		}
+		if (pushed > 0)
+			mrs_part_settle(p);
 	}
 	s->catalog_dirty = true;
 }

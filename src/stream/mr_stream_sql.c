@@ -383,6 +383,77 @@ append_columns(StringInfo buf, TupleDesc desc)
 	}
 }
 
+/* ---------- on_error (the worker's side: mr_stream_deadletter.c) ---------- */
+
+/* on_error 'skip' (true) or 'stop' (false) */
+static bool
+on_error_skip(const char *policy)
+{
+	if (strcmp(policy, "stop") != 0 && strcmp(policy, "skip") != 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("invalid on_error policy \"%s\"", policy),
+				 errhint("Valid policies are \"stop\" and \"skip\".")));
+	return strcmp(policy, "skip") == 0;
+}
+
+/* the name of the dead-letter table of output outname, which must be free */
+static char *
+error_table_name(Oid schema, const char *outname)
+{
+	char	   *name = psprintf("%s_errors", outname);
+
+	if (strlen(name) >= NAMEDATALEN)
+		ereport(ERROR,
+				(errcode(ERRCODE_NAME_TOO_LONG),
+				 errmsg("the dead-letter table name \"%s\" is too long", name),
+				 errdetail("on_error 'skip' writes the rows it skips to the table <output>_errors."),
+				 errhint("Give the stream a shorter name.")));
+	if (OidIsValid(get_relname_relid(name, schema)))
+		ereport(ERROR,
+				(errcode(ERRCODE_DUPLICATE_TABLE),
+				 errmsg("relation \"%s\" already exists", name),
+				 errdetail("on_error 'skip' creates the table <output>_errors for the rows it skips."),
+				 errhint("Drop or rename the table, or keep on_error 'stop'.")));
+	return name;
+}
+
+/*
+ * Create the dead-letter table of on_error 'skip' (SPI connected):
+ * <output>_errors next to the output, the source's columns, then the slot
+ * and arrival number of the row (the key), the error; owned by the
+ * stream's owner, like the late table.  The internal rows table depends on
+ * it (it cannot be dropped under the stream), it on the extension (DROP
+ * EXTENSION takes it, as the internal tables); drop_stream drops it.
+ */
+static Oid
+create_error_table(Oid schema, const char *outname, Oid source, int32 id, Oid owner)
+{
+	char	   *name = error_table_name(schema, outname);
+	Oid			save_userid;
+	int			save_sec;
+	Oid			rel;
+	Oid			rows_oid;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	spi_exec(psprintf("CREATE TABLE %s.%s (LIKE %s, _slot name NOT NULL, _seq bigint NOT NULL, "
+					  "_sqlstate text NOT NULL, _error text NOT NULL, _context text, "
+					  "_failed_at timestamptz NOT NULL DEFAULT pg_catalog.now(), PRIMARY KEY (_slot, _seq))",
+					  quote_identifier(get_namespace_name(schema)), quote_identifier(name),
+					  qualified_name(source)),
+			 SPI_OK_UTILITY);
+	SetUserIdAndSecContext(save_userid, save_sec);
+	CommandCounterIncrement();
+	rel = get_relname_relid(name, schema);
+	rows_oid = mr_stream_internal_oid(schema, id, MR_STREAM_ROWS);
+	if (OidIsValid(rows_oid))
+		add_dependency(rows_oid, rel, RelationRelationId, DEPENDENCY_NORMAL);
+	add_dependency(rel, get_extension_oid("match_recognize", false), ExtensionRelationId,
+				   DEPENDENCY_AUTO);
+	return rel;
+}
+
 /* ---------- create ---------- */
 
 /* what create_stream was asked, and what it found out on the way */
@@ -413,6 +484,9 @@ typedef struct CreateArgs
 	char	   *slot_name;
 	Oid			output;
 	Oid			late_rel;
+	/* on_error (at the end: see mr_stream_deadletter.c) */
+	bool		skip;
+	Oid			error_rel;
 } CreateArgs;
 
 static void
@@ -436,6 +510,8 @@ create_args(FunctionCallInfo fcinfo, CreateArgs *a)
 	a->max_held_wal = INT64CONST(256) * 1024 * 1024;
 	if (PG_NARGS() > 6 && !PG_ARGISNULL(6))
 		a->max_held_wal = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(6)));
+	if (PG_NARGS() > 7 && !PG_ARGISNULL(7))
+		a->skip = on_error_skip(text_to_cstring(PG_GETARG_TEXT_PP(7)));
 }
 
 /* 1a. what the server and the role must allow */
@@ -929,6 +1005,8 @@ check_names(CreateArgs *a)
 					(errcode(ERRCODE_DUPLICATE_TABLE),
 					 errmsg("the late table cannot be the output table")));
 	}
+	if (a->skip)
+		(void) error_table_name(a->outschema, a->outrv->relname);
 	a->catalog = mr_stream_catalog_oid(false);
 	rel = table_open(a->catalog, AccessShareLock);
 	current = mr_stream_catalog_is_current(rel);
@@ -1021,6 +1099,9 @@ create_tables(CreateArgs *a)
 	}
 
 	create_internal_tables(a);
+	if (a->skip)
+		a->error_rel = create_error_table(a->outschema, a->outrv->relname, a->source, a->id,
+										  GetUserId());
 }
 
 /*
@@ -1113,6 +1194,10 @@ insert_row(CreateArgs *a)
 			SETV(Anum_mrs_watermark_columns, wmcols);
 	}
 	SETV(Anum_mrs_follows, BoolGetDatum(a->follow));
+	SETV(Anum_mrs_on_error, CStringGetTextDatum(a->skip ? "skip" : "stop"));
+	if (OidIsValid(a->error_rel))
+		SETV(Anum_mrs_error_table, ObjectIdGetDatum(a->error_rel));
+	SETV(Anum_mrs_error_rows, Int64GetDatum(0));
 #undef SETV
 	rel = table_open(a->catalog, RowExclusiveLock);
 	CatalogTupleInsert(rel, heap_form_tuple(RelationGetDescr(rel), values, nulls));
@@ -1133,6 +1218,11 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	/* an interval join: mr_stream_join_sql.c */
 	if (mr_stream_join_wanted(a.query))
 	{
+		if (a.skip)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("on_error 'skip' is not supported for interval join streams"),
+					 errdetail("A DEFINE or MEASURES error can be skipped in MATCH_RECOGNIZE streams only.")));
 		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
 							  a.idle_advance, a.batch_size, a.follow);
 		PG_RETURN_VOID();
@@ -1216,6 +1306,8 @@ match_recognize_drop_stream(PG_FUNCTION_ARGS)
 	Oid			owner;
 	Oid			output;
 	char	   *slot_name;
+	Datum		d;
+	Oid			error_rel;
 
 	PreventInTransactionBlock(true, "match_recognize_drop_stream()");
 	rel = table_open(catalog, RowExclusiveLock);
@@ -1232,6 +1324,8 @@ match_recognize_drop_stream(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of stream %s", name)));
+	d = mr_stream_row_get(rel, tup, Anum_mrs_error_table, &isnull);
+	error_rel = isnull ? InvalidOid : DatumGetObjectId(d);
 
 	mr_stream_request_stop(slot_name);
 	PG_TRY();
@@ -1245,6 +1339,14 @@ match_recognize_drop_stream(PG_FUNCTION_ARGS)
 			CatalogTupleDelete(rel, &tup->t_self);
 		table_close(rel, NoLock);
 		drop_internal_tables(id, OidIsValid(output) ? get_rel_namespace(output) : InvalidOid);
+		/* the dead-letter table of on_error 'skip' goes with the stream */
+		if (OidIsValid(error_rel) && get_rel_name(error_rel) != NULL)
+		{
+			if (SPI_connect() != SPI_OK_CONNECT)
+				elog(ERROR, "SPI_connect failed");
+			spi_exec(psprintf("DROP TABLE %s", qualified_name(error_rel)), SPI_OK_UTILITY);
+			SPI_finish();
+		}
 		/* not transactional: last, and refused inside a transaction block */
 		mr_stream_drop_slot(slot_name);
 	}
@@ -1979,6 +2081,61 @@ alter_lateness(StreamRef *r, HeapTuple tup, const char *text, Datum *values, boo
 }
 
 /*
+ * on_error 'skip' for a stream (alter_stream, under the stream lock, the
+ * worker stopped): MATCH_RECOGNIZE streams only; creates the dead-letter
+ * table when the stream has none.  The rule for a stream stopped by an
+ * error: switching to 'skip' starts it again with a start count of zero,
+ * whether it is retrying (state error) or gave up (state failed because
+ * its worker stopped too many times in a row, its slot still there); a
+ * stream failed for another reason (its slot dropped, its source
+ * rewritten) stays failed.
+ */
+static void
+alter_skip(StreamRef *r, HeapTuple tup, Datum *values, bool *repl)
+{
+	bool		isnull;
+	Datum		d;
+	char	   *last;
+
+	(void) mr_stream_row_get(r->rel, tup, Anum_mrs_kind, &isnull);
+	if (!isnull)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("on_error 'skip' is not supported for interval join streams"),
+				 errdetail("A DEFINE or MEASURES error can be skipped in MATCH_RECOGNIZE streams only.")));
+	if (strcmp(r->state, "restored") == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the on_error policy of stream \"%s\" cannot be changed in state %s", r->name, r->state),
+				 errhint("Run match_recognize_restore_streams() first.")));
+	d = mr_stream_row_get(r->rel, tup, Anum_mrs_error_table, &isnull);
+	if (isnull || get_rel_name(DatumGetObjectId(d)) == NULL)
+	{
+		Oid			source = DatumGetObjectId(mr_stream_row_get(r->rel, tup, Anum_mrs_source, &isnull));
+		Oid			schema = get_rel_namespace(r->output);
+
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		values[Anum_mrs_error_table - 1] =
+			ObjectIdGetDatum(create_error_table(schema, get_rel_name(r->output), source, r->id, r->owner));
+		repl[Anum_mrs_error_table - 1] = true;
+		SPI_finish();
+	}
+	/* stopped by an error: start again (the rule above) */
+	last = mr_stream_row_text(r->rel, tup, Anum_mrs_last_error);
+	if (strcmp(r->state, "error") == 0 ||
+		(strcmp(r->state, "failed") == 0 && last != NULL &&
+		 strncmp(last, "the worker stopped ", 19) == 0 &&
+		 SearchNamedReplicationSlot(r->slot_name, true) != NULL))
+	{
+		values[Anum_mrs_state - 1] = CStringGetTextDatum("starting");
+		repl[Anum_mrs_state - 1] = true;
+		values[Anum_mrs_start_failures - 1] = Int32GetDatum(0);
+		repl[Anum_mrs_start_failures - 1] = true;
+	}
+}
+
+/*
  * match_recognize_alter_stream(name, batch_size, on_error, max_held_wal,
  * lateness): the given settings (NULL: unchanged) are written under the
  * stream lock with the worker stopped; the launcher then starts a worker
@@ -1997,7 +2154,7 @@ match_recognize_alter_stream(PG_FUNCTION_ARGS)
 	Datum		values[Natts_mrs - 1];
 	bool		nulls[Natts_mrs - 1];
 	bool		repl[Natts_mrs - 1];
-	AttrNumber	on_error_att = InvalidAttrNumber;
+	volatile int policy = -1;	/* on_error: -1 unchanged, 0 stop, 1 skip */
 	bool		paused;
 
 	if (PG_ARGISNULL(0))
@@ -2020,21 +2177,9 @@ match_recognize_alter_stream(PG_FUNCTION_ARGS)
 	stream_ref(name, &r);
 	if (!PG_ARGISNULL(2))
 	{
-		char	   *policy = text_to_cstring(PG_GETARG_TEXT_PP(2));
-
-		if (strcmp(policy, "stop") != 0 && strcmp(policy, "skip") != 0)
-			ereport(ERROR,
-					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					 errmsg("invalid on_error policy \"%s\"", policy),
-					 errhint("Valid policies are \"stop\" and \"skip\".")));
-		/* the column of the on_error policy, by name (added with the policy) */
-		on_error_att = get_attnum(r.catalog, "on_error");
-		if (on_error_att == InvalidAttrNumber || on_error_att > Natts_mrs - 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-					 errmsg("streams of this version have no on_error policy")));
-		values[on_error_att - 1] = CStringGetTextDatum(policy);
-		repl[on_error_att - 1] = true;
+		policy = on_error_skip(text_to_cstring(PG_GETARG_TEXT_PP(2))) ? 1 : 0;
+		values[Anum_mrs_on_error - 1] = CStringGetTextDatum(policy ? "skip" : "stop");
+		repl[Anum_mrs_on_error - 1] = true;
 	}
 	if (!PG_ARGISNULL(3))
 	{
@@ -2062,6 +2207,8 @@ match_recognize_alter_stream(PG_FUNCTION_ARGS)
 						 errmsg("the lateness of stream \"%s\" cannot be changed in state %s", name, r.state)));
 			alter_lateness(&r, tup, text_to_cstring(PG_GETARG_TEXT_PP(4)), values, nulls, repl);
 		}
+		if (policy == 1)
+			alter_skip(&r, tup, values, repl);
 		mr_stream_row_update(r.rel, tup, values, nulls, repl);
 	}
 	PG_CATCH();
@@ -2300,6 +2447,7 @@ restore_write(Relation rel, CreateArgs *a, Oid owner)
 	SETNULL(Anum_mrs_checkpointed_at);
 	SETNULL(Anum_mrs_checkpoint_lateness);
 	SETNULL(Anum_mrs_lateness_since);
+	SETV(Anum_mrs_error_rows, Int64GetDatum(0));
 #undef SETV
 #undef SETNULL
 	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());

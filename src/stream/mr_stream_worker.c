@@ -48,6 +48,13 @@
  * up into an error).  The unique index on _match_id remains as a second
  * line of defence: writing a match twice would fail, not duplicate it.
  *
+ * An error ends the worker (the state in memory may be ahead of what was
+ * committed) after recording it, with the context of where it happened;
+ * the launcher starts it again (see "starts, retries and failure").  With
+ * on_error 'skip', an error a source row's DEFINE or MEASURES raised first
+ * lists that row in the dead-letter table, which every later worker drops
+ * it by (skip_row, mr_stream_deadletter.c).
+ *
  * Ties on the full ORDER BY are broken by arrival (seq), which is stable
  * across replays; release order does not depend on cycle boundaries, so
  * the output does not either.  Idle, the worker sleeps on its latch
@@ -210,6 +217,93 @@ record_error(const char *msg)
 	warn_held_wal(held_wal(), s->max_held_wal, "error");
 }
 
+/* ---------- on_error 'skip' ---------- */
+
+static HeapTuple open_stream(Relation *catrel, bool *busy);
+static CycleResult stream_gone(void);
+static void set_columns(Relation catrel, HeapTuple tup, int n, const int *attnums,
+						const Datum *vals);
+
+/*
+ * After an error on source row seq, with on_error 'skip' (the transaction
+ * aborted): list the row and its error in the dead-letter table, count it
+ * and set the start count to zero, in one transaction
+ * (mr_stream_deadletter.c).  Returns NULL when the row was listed (the
+ * next worker drops it), else the last_error to stop with: the row was
+ * listed before (it failed again), the table refused it, or the stream is
+ * locked (the next worker tries again).
+ */
+static char *
+skip_row(const ErrorData *edata, const char *message, const char *where,
+		 char *msg, int64 seq)
+{
+	MrsStream  *s = MyStream;
+	MemoryContext cxt = CurrentMemoryContext;
+	Relation	catrel;
+	HeapTuple	tup;
+	bool		busy;
+	bool		listed = false;
+	char	   *volatile result = NULL;
+
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	PG_TRY();
+	{
+		tup = open_stream(&catrel, &busy);
+		if (tup == NULL && !busy)
+		{
+			(void) stream_gone();	/* commits */
+			proc_exit(0);
+		}
+		if (busy)
+			result = msg;
+		else
+		{
+			int			attnums[3] = {Anum_mrs_error_rows, Anum_mrs_start_failures, Anum_mrs_last_error};
+			Datum		vals[3];
+
+			if (SPI_connect() != SPI_OK_CONNECT)
+				elog(ERROR, "SPI_connect failed");
+			listed = mrs_deadletter_insert(edata, message, where);
+			if (listed)
+			{
+				MemoryContextSwitchTo(cxt);
+				vals[0] = Int64GetDatum(mr_stream_row_int8(catrel, tup, Anum_mrs_error_rows) + 1);
+				vals[1] = Int32GetDatum(0);
+				vals[2] = CStringGetTextDatum(psprintf("source row " INT64_FORMAT " skipped (on_error 'skip', listed in %s): %s",
+													   seq, mrs_qualified(s->error_table), msg));
+				set_columns(catrel, tup, 3, attnums, vals);
+				ereport(LOG,
+						(errmsg("match_recognize stream %d skipped source row " INT64_FORMAT ", listed in its dead-letter table %s",
+								s->id, seq, mrs_qualified(s->error_table))));
+			}
+			else
+				result = psprintf("%s; source row " INT64_FORMAT " failed again after it was listed in the dead-letter table %s, so the stream stops on it",
+								  msg, seq, mrs_qualified(s->error_table));
+			if (SPI_finish() != SPI_OK_FINISH)
+				elog(ERROR, "SPI_finish failed");
+			table_close(catrel, NoLock);
+			PopActiveSnapshot();
+		}
+		CommitTransactionCommand();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *e;
+
+		MemoryContextSwitchTo(cxt);
+		e = CopyErrorData();
+		EmitErrorReport();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		result = psprintf("%s; source row " INT64_FORMAT " could not be listed in the dead-letter table: %s",
+						  msg, seq, e->message);
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	return result;
+}
+
 /* ---------- starts, retries and failure ---------- */
 
 /*
@@ -243,9 +337,6 @@ set_columns(Relation catrel, HeapTuple tup, int n, const int *attnums, const Dat
 	repl[Anum_mrs_updated_at - 1] = true;
 	mr_stream_row_update(catrel, tup, values, nulls, repl);
 }
-
-static HeapTuple open_stream(Relation *catrel, bool *busy);
-static CycleResult stream_gone(void);
 
 /* wait ms, or less when the stream is being dropped or the server stops */
 static void
@@ -784,6 +875,7 @@ init_cycle(void)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	mrs_setup(catrel, tup);
+	mrs_deadletter_setup(catrel, tup);
 	s->late_type = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_lateness_type, &isnull));
 	mrs_load_state(catrel, tup);
 	mrs_watermark_setup(catrel, tup);
@@ -1105,10 +1197,13 @@ mr_stream_worker_main(Datum arg)
 		{
 			ErrorData  *edata;
 			char	   *msg;
+			char	   *message;
+			char	   *where = NULL;
+			int64		seq;
 
 			MemoryContextSwitchTo(MyStream->cxt);
 			edata = CopyErrorData();
-			msg = edata->detail
+			message = msg = edata->detail
 				? psprintf("%s (%s)", edata->message, edata->detail)
 				: pstrdup(edata->message);
 			/* where it happened (a partition, a row: mr_stream_part.c) */
@@ -1119,7 +1214,6 @@ mr_stream_worker_main(Datum arg)
 
 				/* one line: the context lines, innermost first, by "; " */
 				initStringInfo(&buf);
-				appendStringInfo(&buf, "%s, in ", msg);
 				for (c = edata->context; *c; c++)
 				{
 					if (*c == '\n')
@@ -1127,12 +1221,19 @@ mr_stream_worker_main(Datum arg)
 					else
 						appendStringInfoChar(&buf, *c);
 				}
-				msg = buf.data;
+				where = buf.data;
+				msg = psprintf("%s, in %s", msg, where);
 			}
 			EmitErrorReport();
 			FlushErrorState();
 			AbortCurrentTransaction();
-			record_error(msg);
+			/* on_error 'skip': list the row and go on without it */
+			if (mrs_deadletter_wanted(edata, &seq))
+				msg = skip_row(edata, message, where, msg, seq);
+			else if (mrs_deadletter_refusal(edata) != NULL)
+				msg = psprintf("%s; %s", msg, mrs_deadletter_refusal(edata));
+			if (msg != NULL)
+				record_error(msg);
 			/* the state in memory may be ahead of what was committed */
 			proc_exit(1);
 		}

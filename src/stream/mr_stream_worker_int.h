@@ -22,6 +22,8 @@
  *							backfill's snapshot, the clock
  *	mr_stream_part.c		partitions and their runs, release, WITHIN
  *							expiry, the emit callback
+ *	mr_stream_deadletter.c	on_error 'skip': the dead-letter table, the
+ *							rows it lists
  *	mr_stream_output.c		batched inserts into the output and late tables
  *	mr_stream_rows.c		MyStream, rows, source transactions, pending
  *							rows, stored rows to delete
@@ -351,6 +353,13 @@ typedef struct MrsStream
 	Datum		lateness_new;
 	XLogRecPtr	lateness_since;
 	bool		lateness_switched;	/* applied: a checkpoint is due */
+
+	/* on_error (mr_stream_deadletter.c) */
+	bool		on_error_skip;
+	Oid			error_table;	/* the dead-letter table, or InvalidOid */
+	int64	   *dl_seqs;		/* the rows it lists for this slot, sorted */
+	int64		dl_n;
+	MrsRow	   *err_row;		/* the row being pushed when an error was raised */
 } MrsStream;
 
 /*
@@ -434,6 +443,14 @@ extern void mrs_release(void);
 extern void mrs_expire(void);
 extern void mrs_deadline_update(MrsPart *p);
 extern void mrs_refresh_skips(void);
+
+/* mr_stream_deadletter.c */
+extern void mrs_deadletter_setup(Relation catrel, HeapTuple tup);
+extern bool mrs_deadletter_listed(int64 seq);
+extern bool mrs_deadletter_wanted(const ErrorData *edata, int64 *seq);
+extern const char *mrs_deadletter_refusal(const ErrorData *edata);
+extern bool mrs_deadletter_insert(const ErrorData *edata, const char *message,
+								  const char *context);
 
 /* mr_stream_output.c */
 extern void mrs_output_init(void);
