@@ -34,6 +34,8 @@ SELECT slv_refusal('(SELECT * FROM slv_ticks) t MATCH_LEVELS (PARTITION BY key O
 SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY k2 ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level))');
 SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level))', 'interval ''1 s''');
 SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level))', '0::bigint', ', idle_advance => true');
+SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level))', '0::bigint', ', on_error => ''skip''');
+SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level))', 'NULL::bigint');
 SELECT slv_refusal('slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL nosuch))');
 SELECT slv_refusal('SELECT f.key FROM slv_ticks MATCH_LEVELS (PARTITION BY key ORDER BY ts VALUE price QUERIES slv_alerts (ID qid, LEVEL level)) AS f');
 SELECT count(*) FROM pg_replication_slots WHERE slot_name LIKE 'mr%';

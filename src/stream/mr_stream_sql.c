@@ -1230,6 +1230,11 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	/* a MATCH_LEVELS item: mr_stream_levels_sql.c */
 	if (mr_stream_levels_wanted(a.query))
 	{
+		if (a.skip)
+			ereport(ERROR,
+					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+					 errmsg("on_error 'skip' is not supported for levels streams"),
+					 errdetail("A DEFINE or MEASURES error can be skipped in MATCH_RECOGNIZE streams only.")));
 		/* a NULL lateness means "follow": levels streams cannot (yet) */
 		if (a.follow)
 			ereport(ERROR,
@@ -2097,11 +2102,11 @@ alter_skip(StreamRef *r, HeapTuple tup, Datum *values, bool *repl)
 	Datum		d;
 	char	   *last;
 
-	(void) mr_stream_row_get(r->rel, tup, Anum_mrs_kind, &isnull);
+	d = mr_stream_row_get(r->rel, tup, Anum_mrs_kind, &isnull);
 	if (!isnull)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("on_error 'skip' is not supported for interval join streams"),
+				 errmsg("on_error 'skip' is not supported for %s streams", TextDatumGetCString(d)),
 				 errdetail("A DEFINE or MEASURES error can be skipped in MATCH_RECOGNIZE streams only.")));
 	if (strcmp(r->state, "restored") == 0)
 		ereport(ERROR,
