@@ -1138,7 +1138,7 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	if (mr_stream_join_wanted(a.query))
 	{
 		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
-							  a.idle_advance, a.batch_size, a.follow);
+							  a.idle_advance, a.batch_size, a.max_held_wal, a.follow);
 		PG_RETURN_VOID();
 	}
 	/* a MATCH_LEVELS item: mr_stream_levels_sql.c */
