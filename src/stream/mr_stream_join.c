@@ -1676,12 +1676,87 @@ init_cycle(void)
 	return JS_MORE;
 }
 
+static char *
+size_text(uint64 bytes)
+{
+	return TextDatumGetCString(DirectFunctionCall1(pg_size_pretty, Int64GetDatum((int64) bytes)));
+}
+
+/* the WAL the stream's slot holds, in bytes (0: no slot) */
+static uint64
+held_wal(void)
+{
+	ReplicationSlot *slot = MyReplicationSlot;
+	XLogRecPtr	restart = InvalidXLogRecPtr;
+	XLogRecPtr	end = GetXLogWriteRecPtr();
+
+	if (slot == NULL)
+	{
+		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+		slot = SearchNamedReplicationSlot(js.slot_name, false);
+		if (slot != NULL)
+		{
+			SpinLockAcquire(&slot->mutex);
+			restart = slot->data.restart_lsn;
+			SpinLockRelease(&slot->mutex);
+		}
+		LWLockRelease(ReplicationSlotControlLock);
+	}
+	else
+		restart = slot->data.restart_lsn;
+	return XLogRecPtrIsInvalid(restart) || end <= restart ? 0 : end - restart;
+}
+
+/*
+ * A failed join stream keeps its slot (and the WAL from its last
+ * checkpoint on) until the WAL held exceeds its max_held_wal (0: forever),
+ * as a failed MATCH_RECOGNIZE stream does; then it gives the slot up and
+ * says so in last_error (the caller drops the slot after the commit).  A
+ * running join stream confirms its slot after every cycle, so it holds
+ * only the WAL of the cycle in progress (and, for a processing-time join
+ * whose clock alone moved, at most JS_CLOCK_SAVE_MS of it); a paused one
+ * has no worker: it keeps its WAL until it is resumed or dropped.
+ */
+static bool
+failed_gives_up_slot(Relation catrel, HeapTuple tup)
+{
+	bool		isnull;
+	Datum		d = mr_stream_row_get(catrel, tup, Anum_mrs_max_held_wal, &isnull);
+	int64		bound = isnull ? 0 : DatumGetInt64(d);
+	uint64		held;
+	char	   *last;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	if (bound <= 0 || (held = held_wal()) <= (uint64) bound)
+		return false;
+	last = mr_stream_row_text(catrel, tup, Anum_mrs_last_error);
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_last_error - 1] =
+		CStringGetTextDatum(psprintf("%s; its replication slot was dropped when it held %s of WAL, "
+									 "more than its max_held_wal (%s)",
+									 last ? last : "failed", size_text(held), size_text(bound)));
+	repl[Anum_mrs_last_error - 1] = true;
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+	ereport(WARNING,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("match_recognize stream %d is failed and its replication slot \"%s\" held %s of WAL, more than its max_held_wal (%s): dropping the slot",
+					js.id, js.slot_name, size_text(held), size_text(bound))));
+	return true;
+}
+
+/* a failed stream's worker waits for the stream to be dropped */
 static JsResult
 stopped_cycle(void)
 {
 	Relation	catrel;
 	bool		busy;
 	HeapTuple	tup = open_stream(&catrel, &busy);
+	bool		gave_up;
 
 	if (busy)
 	{
@@ -1690,8 +1765,17 @@ stopped_cycle(void)
 	}
 	if (tup == NULL)
 		return stream_gone();
+	gave_up = failed_gives_up_slot(catrel, tup);
 	close_stream(catrel, false);
-	return JS_STOPPED;
+	if (!gave_up)
+		return JS_STOPPED;
+	/* last_error says so (committed): now the slot goes */
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	/* the launcher is not to start a worker to find out where it went */
+	mr_stream_mark_dropped(js.slot_name);
+	mr_stream_drop_slot(js.slot_name);
+	return JS_EXIT;
 }
 
 static JsResult
