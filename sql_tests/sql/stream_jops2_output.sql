@@ -55,6 +55,22 @@ SELECT tag, n, count(*) FROM jo_out WHERE lid > 5000 GROUP BY tag, n ORDER BY ta
 SELECT count(*) = count(DISTINCT _match_id) AS unique_ids FROM jo_out;
 SELECT name, state, last_error FROM match_recognize_streams WHERE name = 'public.jo_out';
 
+-- a NOT NULL column the stream cannot fill, written directly: the
+-- constraint's error (the stream in state error), not a crash
+DROP TRIGGER jo_tag ON jo_out;
+ALTER TABLE jo_out ADD COLUMN must int NOT NULL DEFAULT 1;
+ALTER TABLE jo_out ALTER COLUMN must DROP DEFAULT;
+INSERT INTO jo_l VALUES (300000, -1, 300000);
+INSERT INTO jo_r VALUES (300000, -2, 300000);
+DO $$ BEGIN
+  FOR i IN 1 .. 600 LOOP
+    EXIT WHEN (SELECT state FROM match_recognize_streams WHERE name = 'public.jo_out') = 'error';
+    PERFORM pg_sleep(0.1);
+  END LOOP;
+END $$;
+SELECT name, state, regexp_replace(last_error, '\(Failing row contains .*\)', '(Failing row contains ...)') AS last_error
+FROM match_recognize_streams WHERE name = 'public.jo_out';
+
 SELECT match_recognize_drop_stream('jo_out');
 DROP TABLE jo_l, jo_r, jo_out;
 DROP FUNCTION jo_tag();
