@@ -39,8 +39,10 @@
 
 typedef struct IjHostRow
 {
-	HeapTuple	tuple;
-	Datum	   *keys;			/* [nkeys], when the row's key is not NULL */
+	HeapTuple	tuple;			/* in the same chunk unless own_tuple */
+	Datum	   *keys;			/* keys_space, when the row's key is not NULL */
+	Datum	   *keys_space;		/* [nkeys], after the struct */
+	bool		own_tuple;		/* tuple is a palloc of its own */
 	uint64		id;
 	int64		time;
 	bool		time_null;
@@ -191,7 +193,8 @@ cb_release(void *arg, int side, void *handle)
 
 	if (r->no_release)
 		return;
-	heap_freetuple(h->tuple);
+	if (h->own_tuple)
+		heap_freetuple(h->tuple);
 	if (h->keys)
 	{
 		int			i;
@@ -199,7 +202,6 @@ cb_release(void *arg, int side, void *handle)
 		for (i = 0; i < r->b->nkeys; i++)
 			if (!r->key_byval[side][i])
 				pfree(DatumGetPointer(h->keys[i]));
-		pfree(h->keys);
 	}
 	pfree(h);
 }
@@ -306,16 +308,38 @@ static IjHostRow *
 make_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id, MrIjRow *er)
 {
 	MemoryContext old = MemoryContextSwitchTo(r->rows_cxt);
-	IjHostRow  *h = palloc0(sizeof(IjHostRow));
+	IjHostRow  *h;
 	ExprContext *ec = r->econtext;
 	uint64		hash = 0;
 	bool		isnull;
 	Datum		tv;
 	int			i;
 
-	/* a retained row outlives its source's TOAST: keep it whole */
-	h->tuple = HeapTupleHasExternal(tuple) ? toast_flatten_tuple(tuple, r->desc[side])
-		: heap_copytuple(tuple);
+	/*
+	 * One chunk for the row, its key values (by value) and its tuple, so
+	 * that a row costs one palloc and one pfree; a retained row outlives
+	 * its source's TOAST: one with external values is flattened apart.
+	 */
+	if (HeapTupleHasExternal(tuple))
+	{
+		h = palloc0(sizeof(IjHostRow) + sizeof(Datum) * r->b->nkeys);
+		h->tuple = toast_flatten_tuple(tuple, r->desc[side]);
+		h->own_tuple = true;
+	}
+	else
+	{
+		Size		off = MAXALIGN(sizeof(IjHostRow) + sizeof(Datum) * r->b->nkeys);
+
+		h = palloc(off + HEAPTUPLESIZE + tuple->t_len);
+		memset(h, 0, sizeof(IjHostRow));
+		h->tuple = (HeapTuple) ((char *) h + off);
+		h->tuple->t_len = tuple->t_len;
+		h->tuple->t_self = tuple->t_self;
+		h->tuple->t_tableOid = tuple->t_tableOid;
+		h->tuple->t_data = (HeapTupleHeader) ((char *) h->tuple + HEAPTUPLESIZE);
+		memcpy(h->tuple->t_data, tuple->t_data, tuple->t_len);
+	}
+	h->keys_space = (Datum *) (h + 1);
 	h->id = id;
 	if (r->b->processing)
 	{
@@ -335,7 +359,7 @@ make_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id, MrIjRow *er)
 	set_pair(r, side == 0 ? h : NULL, side == 1 ? h : NULL);
 	if (!h->key_null)
 	{
-		h->keys = MemoryContextAlloc(r->rows_cxt, sizeof(Datum) * r->b->nkeys);
+		h->keys = h->keys_space;
 		for (i = 0; i < r->b->nkeys && !h->key_null; i++)
 		{
 			Datum		v;
@@ -370,7 +394,6 @@ make_row(MrIjRun *r, int side, HeapTuple tuple, uint64 id, MrIjRow *er)
 			for (k = 0; k < i; k++)
 				if (!r->key_byval[side][k])
 					pfree(DatumGetPointer(h->keys[k]));
-			pfree(h->keys);
 			h->keys = NULL;
 		}
 	}

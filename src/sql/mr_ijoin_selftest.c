@@ -580,6 +580,22 @@ drive(CheckState *cs, MrIjBound *b, TupleDesc desc[2], CheckRow *order, int n,
 	mr_ijrun_free(cs->run);
 }
 
+/*
+ * A processing-time join's times are its rows' commit times, which the
+ * stream reads from WAL as it decodes; a replay of the tables' rows in a
+ * random commit order has none to give them, so it refuses the query.
+ */
+static void
+refuse_processing(MrIjBound *b, const char *fn)
+{
+	if (b->processing)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("%s cannot replay a processing-time interval join", fn),
+				 errdetail("The rows of a processing-time join are timed by the commits of their transactions, which a replay of the tables' rows does not have."),
+				 errhint("Check a processing-time join with a stream: its output equals the query with pg_xact_commit_timestamp() over the same rows.")));
+}
+
 Datum
 match_recognize_ijoin_check(PG_FUNCTION_ARGS)
 {
@@ -613,6 +629,7 @@ match_recognize_ijoin_check(PG_FUNCTION_ARGS)
 				 errmsg("commit_rows must be at least 1")));
 	mr_text_origin_for_arg(fcinfo, 0, &origin);
 	b = mr_ijoin_bind(sql, &origin);
+	refuse_processing(b, "ijoin_check");
 	lateness = lateness_value(b, late_text);
 	rows[0] = read_side(b, 0, &desc[0]);
 	rows[1] = read_side(b, 1, &desc[1]);
@@ -681,6 +698,7 @@ match_recognize_ijoin_trace(PG_FUNCTION_ARGS)
 				 errmsg("commit_rows must be at least 1")));
 	mr_text_origin_for_arg(fcinfo, 0, &origin);
 	b = mr_ijoin_bind(sql, &origin);
+	refuse_processing(b, "ijoin_trace");
 	rows[0] = read_side(b, 0, &desc[0]);
 	rows[1] = read_side(b, 1, &desc[1]);
 	order = arrival_order(b, rows, desc, lateness_value(b, late_text), &rng, &n);

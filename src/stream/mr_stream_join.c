@@ -54,8 +54,11 @@
  *
  * Then it writes the output rows (the join's columns and _match_id =
  * "<left id>:<right id>", an id empty for a padded side; buffered per
- * column and written JS_OUT_BATCH at a time by one INSERT over unnest()ed
- * arrays, or row by row when a column's type has no array type), the late rows,
+ * column and written JS_OUT_BATCH at a time: into a plain table as COPY
+ * writes, table_multi_insert() then the indexes, as mr_stream_output.c
+ * does for MATCH_RECOGNIZE streams; into any other by one INSERT over
+ * unnest()ed arrays, or row by row when a column's type has no array
+ * type), the late rows,
  * and the checkpoint (the watermark, the largest times, the seq counter
  * and every retained row as its tuple with its matched flag) with the
  * counters and last_lsn into the catalog row, and commits.  Only then is
@@ -82,11 +85,15 @@
 
 #include "access/heaptoast.h"
 #include "access/htup_details.h"
+#include "access/genam.h"
+#include "access/heapam.h"
 #include "access/table.h"
+#include "access/tableam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogutils.h"
 #include "catalog/pg_type.h"
+#include "executor/executor.h"
 #include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "libpq/pqformat.h"
@@ -96,6 +103,7 @@
 #include "replication/decode.h"
 #include "replication/logical.h"
 #include "replication/slot.h"
+#include "rewrite/rewriteHandler.h"
 #include "storage/ipc.h"
 #include "storage/pmsignal.h"
 #include "storage/latch.h"
@@ -586,34 +594,225 @@ time_text(int64 t)
 	return OidOutputFunctionCall(typout, d);
 }
 
+/* ---------- the direct path (as mr_stream_output.c writes) ---------- */
+
+#define JS_DIRECT_PAGE	1000
+
 /*
- * Write the buffered output rows: one INSERT of the columns as arrays,
+ * May the output rows go in without the executor?  Only into a plain
+ * table with nothing an INSERT would run besides defaults, NOT NULL,
+ * CHECK and immediate indexes (no trigger, row-level security, generated
+ * column or deferrable index), which the owner may insert into.
+ */
+static bool
+direct_ok(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	List	   *indexes;
+	ListCell   *lc;
+	bool		ok = true;
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->trigdesc != NULL ||
+		rel->rd_rel->relrowsecurity ||
+		(desc->constr && desc->constr->has_generated_stored) ||
+		pg_class_aclcheck(RelationGetRelid(rel), GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+		return false;
+	indexes = RelationGetIndexList(rel);
+	foreach(lc, indexes)
+	{
+		Relation	idx = index_open(lfirst_oid(lc), AccessShareLock);
+
+		if (!idx->rd_index->indimmediate)
+			ok = false;
+		index_close(idx, AccessShareLock);
+	}
+	list_free(indexes);
+	return ok;
+}
+
+/* the name of buffered column c (the join's, then _match_id) */
+static const char *
+out_name(TupleDesc od, int c)
+{
+	return c < od->natts ? NameStr(TupleDescAttr(od, c)->attname) : "_match_id";
+}
+
+/*
+ * The buffered rows into rel, which direct_ok() accepted, COPY's way:
+ * table_multi_insert() a page of rows at a time, then each row into every
+ * index; the columns the stream does not fill get their defaults, NOT
+ * NULL and CHECK constraints are checked.  False (nothing written) when
+ * the table no longer has a column of each buffered name and type: the
+ * INSERT then says what is wrong.  Everything it allocates is in the
+ * executor state's memory, freed at the end.
+ */
+static bool
+direct_flush(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	TupleDesc	od = mr_ijrun_output_desc(js.run);
+	EState	   *estate = CreateExecutorState();
+	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+	ExprContext *econtext = GetPerTupleExprContext(estate);
+	ResultRelInfo *rri = makeNode(ResultRelInfo);
+	int		   *map = palloc(sizeof(int) * Max(desc->natts, 1));
+	ExprState **defaults = palloc0(sizeof(ExprState *) * Max(desc->natts, 1));
+	TupleTableSlot **slots = palloc0(sizeof(TupleTableSlot *) * JS_DIRECT_PAGE);
+	BulkInsertState bistate;
+	TupleDesc	sdesc;
+	bool		check = desc->constr && (desc->constr->has_not_null || desc->constr->num_check > 0);
+	CommandId	cid = GetCurrentCommandId(true);
+	int			found = 0;
+	bool		mismatch = false;
+	int			nslots = 0;
+	int			r,
+				i,
+				c;
+
+	for (i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute a = TupleDescAttr(desc, i);
+
+		map[i] = -1;
+		if (a->attisdropped)
+			continue;
+		for (c = 0; c <= js.out_natts; c++)
+			if (strcmp(NameStr(a->attname), out_name(od, c)) == 0)
+			{
+				if (a->atttypid != js.out_types[c])
+					mismatch = true;
+				map[i] = c;
+				found++;
+			}
+		if (map[i] < 0)
+		{
+			Node	   *def = build_column_default(rel, i + 1);
+
+			if (def != NULL)
+				defaults[i] = ExecPrepareExpr((Expr *) def, estate);
+		}
+	}
+	if (mismatch || found != js.out_natts + 1)
+	{
+		MemoryContextSwitchTo(old);
+		FreeExecutorState(estate);
+		return false;
+	}
+	/* not in a range table: ExecConstraints() then names no columns as inserted */
+	InitResultRelInfo(rri, rel, 0, NULL, 0);
+	/* the slots' descriptor a copy: not pinned by each slot in the resource owner */
+	sdesc = CreateTupleDescCopy(desc);
+	ExecOpenIndices(rri, false);
+	bistate = GetBulkInsertState();
+	for (r = 0; r < js.nbuf; r++)
+	{
+		TupleTableSlot *slot;
+
+		CHECK_FOR_INTERRUPTS();
+		if (slots[nslots] == NULL)
+			slots[nslots] = MakeSingleTupleTableSlot(sdesc, table_slot_callbacks(rel));
+		slot = slots[nslots];
+		ExecClearTuple(slot);
+		ResetExprContext(econtext);
+		for (i = 0; i < desc->natts; i++)
+		{
+			if (map[i] >= 0)
+			{
+				slot->tts_values[i] = js.col_values[map[i]][r];
+				slot->tts_isnull[i] = js.col_nulls[map[i]][r];
+			}
+			else if (defaults[i] != NULL)
+				slot->tts_values[i] = ExecEvalExprSwitchContext(defaults[i], econtext,
+																&slot->tts_isnull[i]);
+			else
+			{
+				slot->tts_values[i] = (Datum) 0;
+				slot->tts_isnull[i] = true;
+			}
+		}
+		ExecStoreVirtualTuple(slot);
+		ExecMaterializeSlot(slot);
+		if (check)
+			ExecConstraints(rri, slot, estate);
+		if (++nslots == JS_DIRECT_PAGE || r == js.nbuf - 1)
+		{
+			table_multi_insert(rel, slots, nslots, cid, 0, bistate);
+			for (i = 0; i < nslots; i++)
+			{
+				if (rri->ri_NumIndices > 0)
+					list_free(ExecInsertIndexTuples(rri, slots[i], estate, false, false, NULL, NIL));
+				ExecClearTuple(slots[i]);
+			}
+			nslots = 0;
+		}
+	}
+	FreeBulkInsertState(bistate);
+	for (i = 0; i < JS_DIRECT_PAGE && slots[i] != NULL; i++)
+		ExecDropSingleTupleTableSlot(slots[i]);
+	ExecCloseIndices(rri);
+	MemoryContextSwitchTo(old);
+	FreeExecutorState(estate);
+	return true;
+}
+
+/*
+ * Write the buffered output rows: directly (direct_flush()) into a plain
+ * table; into any other one INSERT of the columns as arrays,
  * INSERT INTO out SELECT * FROM ROWS FROM (unnest($1), ...), so that
- * whatever the table has (defaults, triggers, the unique index) applies.
+ * whatever the table has (defaults, triggers, the unique index) applies,
+ * or, when a column's type has no array type, an INSERT a row.  The
+ * choice is made at every flush: the user may change the table.
  */
 static void
 flush_output(void)
 {
-	Datum	   *args;
+	Relation	rel;
+	bool		direct;
 	int			i;
 	int			rc;
-	int			dims[1];
-	int			lbs[1] = {1};
 
 	if (js.nbuf == 0)
 		return;
-	args = palloc(sizeof(Datum) * (js.out_natts + 1));
-	dims[0] = js.nbuf;
-	for (i = 0; i <= js.out_natts; i++)
-		args[i] = PointerGetDatum(construct_md_array(js.col_values[i], js.col_nulls[i], 1, dims, lbs,
-													 js.out_types[i], js.out_len[i], js.out_byval[i],
-													 js.out_align[i]));
-	rc = SPI_execute_plan(js.batch_plan, args, NULL, false, 0);
-	if (rc != SPI_OK_INSERT)
-		elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
-	for (i = 0; i <= js.out_natts; i++)
-		pfree(DatumGetPointer(args[i]));
-	pfree(args);
+	rel = table_open(js.output, RowExclusiveLock);
+	direct = direct_ok(rel) && direct_flush(rel);
+	table_close(rel, NoLock);
+	if (direct)
+		CommandCounterIncrement();
+	else if (js.batch_plan != NULL)
+	{
+		Datum	   *args = palloc(sizeof(Datum) * (js.out_natts + 1));
+		int			dims[1];
+		int			lbs[1] = {1};
+
+		dims[0] = js.nbuf;
+		for (i = 0; i <= js.out_natts; i++)
+			args[i] = PointerGetDatum(construct_md_array(js.col_values[i], js.col_nulls[i], 1, dims, lbs,
+														 js.out_types[i], js.out_len[i], js.out_byval[i],
+														 js.out_align[i]));
+		rc = SPI_execute_plan(js.batch_plan, args, NULL, false, 0);
+		if (rc != SPI_OK_INSERT)
+			elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
+		for (i = 0; i <= js.out_natts; i++)
+			pfree(DatumGetPointer(args[i]));
+		pfree(args);
+	}
+	else
+	{
+		int			r;
+
+		for (r = 0; r < js.nbuf; r++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			for (i = 0; i <= js.out_natts; i++)
+			{
+				js.out_values[i] = js.col_values[i][r];
+				js.out_nulls[i] = js.col_nulls[i][r] ? 'n' : ' ';
+			}
+			rc = SPI_execute_plan(js.out_plan, js.out_values, js.out_nulls, false, 0);
+			if (rc != SPI_OK_INSERT)
+				elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
+		}
+	}
 	js.nbuf = 0;
 	MemoryContextReset(js.outcxt);
 }
@@ -622,7 +821,6 @@ static void
 emit(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
 {
 	int			i;
-	int			rc;
 	char		idbuf[48];
 
 	slot_getallattrs(slot);
@@ -635,7 +833,6 @@ emit(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
 	js.rows_out++;
 	if (info->has[0] && info->has[1])
 		js.pairs_out++;
-	if (js.batch_plan != NULL)
 	{
 		MemoryContext old = MemoryContextSwitchTo(js.outcxt);
 
@@ -648,21 +845,9 @@ emit(void *arg, TupleTableSlot *slot, const MrIjOutInfo *info)
 		js.col_nulls[js.out_natts][js.nbuf] = false;
 		js.col_values[js.out_natts][js.nbuf] = CStringGetTextDatum(idbuf);
 		MemoryContextSwitchTo(old);
-		if (++js.nbuf == JS_OUT_BATCH)
-			flush_output();
-		return;
 	}
-	for (i = 0; i < js.out_natts; i++)
-	{
-		js.out_values[i] = slot->tts_values[i];
-		js.out_nulls[i] = slot->tts_isnull[i] ? 'n' : ' ';
-	}
-	js.out_values[js.out_natts] = CStringGetTextDatum(idbuf);
-	js.out_nulls[js.out_natts] = ' ';
-	rc = SPI_execute_plan(js.out_plan, js.out_values, js.out_nulls, false, 0);
-	if (rc != SPI_OK_INSERT)
-		elog(ERROR, "could not write the output of stream %d: %s", js.id, SPI_result_code_string(rc));
-	pfree(DatumGetPointer(js.out_values[js.out_natts]));
+	if (++js.nbuf == JS_OUT_BATCH)
+		flush_output();
 }
 
 static void
@@ -688,13 +873,14 @@ write_late(int side, HeapTuple tuple)
 		elog(ERROR, "could not write a late row of stream %d: %s", js.id, SPI_result_code_string(rc));
 }
 
-/* the batched INSERT, when every column's type has an array type */
+/* the output buffers; the batched INSERT, when every column's type has an array type */
 static void
 prepare_batch(TupleDesc od, Oid *types)
 {
 	StringInfoData sql;
 	Oid		   *atypes = palloc(sizeof(Oid) * (od->natts + 1));
 	int			i;
+	bool		arrays = true;
 
 	js.out_types = MemoryContextAlloc(js.cxt, sizeof(Oid) * (od->natts + 1));
 	js.out_len = MemoryContextAlloc(js.cxt, sizeof(int16) * (od->natts + 1));
@@ -702,16 +888,20 @@ prepare_batch(TupleDesc od, Oid *types)
 	js.out_align = MemoryContextAlloc(js.cxt, od->natts + 1);
 	js.col_values = MemoryContextAlloc(js.cxt, sizeof(Datum *) * (od->natts + 1));
 	js.col_nulls = MemoryContextAlloc(js.cxt, sizeof(bool *) * (od->natts + 1));
+	js.outcxt = AllocSetContextCreate(js.cxt, "match_recognize join stream output",
+									  ALLOCSET_DEFAULT_SIZES);
 	for (i = 0; i <= od->natts; i++)
 	{
 		js.out_types[i] = types[i];
 		atypes[i] = get_array_type(types[i]);
 		if (!OidIsValid(atypes[i]))
-			return;				/* row by row */
+			arrays = false;
 		get_typlenbyvalalign(types[i], &js.out_len[i], &js.out_byval[i], &js.out_align[i]);
 		js.col_values[i] = MemoryContextAlloc(js.cxt, sizeof(Datum) * JS_OUT_BATCH);
 		js.col_nulls[i] = MemoryContextAlloc(js.cxt, sizeof(bool) * JS_OUT_BATCH);
 	}
+	if (!arrays)
+		return;					/* the SPI path goes row by row */
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "INSERT INTO %s SELECT * FROM ROWS FROM (",
 					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(js.output)),
@@ -722,8 +912,6 @@ prepare_batch(TupleDesc od, Oid *types)
 	js.batch_plan = SPI_prepare(sql.data, od->natts + 1, atypes);
 	if (js.batch_plan == NULL || SPI_keepplan(js.batch_plan) != 0)
 		elog(ERROR, "could not prepare the output of stream %d", js.id);
-	js.outcxt = AllocSetContextCreate(js.cxt, "match_recognize join stream output",
-									  ALLOCSET_DEFAULT_SIZES);
 }
 
 static void
@@ -1488,12 +1676,87 @@ init_cycle(void)
 	return JS_MORE;
 }
 
+static char *
+size_text(uint64 bytes)
+{
+	return TextDatumGetCString(DirectFunctionCall1(pg_size_pretty, Int64GetDatum((int64) bytes)));
+}
+
+/* the WAL the stream's slot holds, in bytes (0: no slot) */
+static uint64
+held_wal(void)
+{
+	ReplicationSlot *slot = MyReplicationSlot;
+	XLogRecPtr	restart = InvalidXLogRecPtr;
+	XLogRecPtr	end = GetXLogWriteRecPtr();
+
+	if (slot == NULL)
+	{
+		LWLockAcquire(ReplicationSlotControlLock, LW_SHARED);
+		slot = SearchNamedReplicationSlot(js.slot_name, false);
+		if (slot != NULL)
+		{
+			SpinLockAcquire(&slot->mutex);
+			restart = slot->data.restart_lsn;
+			SpinLockRelease(&slot->mutex);
+		}
+		LWLockRelease(ReplicationSlotControlLock);
+	}
+	else
+		restart = slot->data.restart_lsn;
+	return XLogRecPtrIsInvalid(restart) || end <= restart ? 0 : end - restart;
+}
+
+/*
+ * A failed join stream keeps its slot (and the WAL from its last
+ * checkpoint on) until the WAL held exceeds its max_held_wal (0: forever),
+ * as a failed MATCH_RECOGNIZE stream does; then it gives the slot up and
+ * says so in last_error (the caller drops the slot after the commit).  A
+ * running join stream confirms its slot after every cycle, so it holds
+ * only the WAL of the cycle in progress (and, for a processing-time join
+ * whose clock alone moved, at most JS_CLOCK_SAVE_MS of it); a paused one
+ * has no worker: it keeps its WAL until it is resumed or dropped.
+ */
+static bool
+failed_gives_up_slot(Relation catrel, HeapTuple tup)
+{
+	bool		isnull;
+	Datum		d = mr_stream_row_get(catrel, tup, Anum_mrs_max_held_wal, &isnull);
+	int64		bound = isnull ? 0 : DatumGetInt64(d);
+	uint64		held;
+	char	   *last;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+
+	if (bound <= 0 || (held = held_wal()) <= (uint64) bound)
+		return false;
+	last = mr_stream_row_text(catrel, tup, Anum_mrs_last_error);
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+	values[Anum_mrs_last_error - 1] =
+		CStringGetTextDatum(psprintf("%s; its replication slot was dropped when it held %s of WAL, "
+									 "more than its max_held_wal (%s)",
+									 last ? last : "failed", size_text(held), size_text(bound)));
+	repl[Anum_mrs_last_error - 1] = true;
+	values[Anum_mrs_updated_at - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	repl[Anum_mrs_updated_at - 1] = true;
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+	ereport(WARNING,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("match_recognize stream %d is failed and its replication slot \"%s\" held %s of WAL, more than its max_held_wal (%s): dropping the slot",
+					js.id, js.slot_name, size_text(held), size_text(bound))));
+	return true;
+}
+
+/* a failed stream's worker waits for the stream to be dropped */
 static JsResult
 stopped_cycle(void)
 {
 	Relation	catrel;
 	bool		busy;
 	HeapTuple	tup = open_stream(&catrel, &busy);
+	bool		gave_up;
 
 	if (busy)
 	{
@@ -1502,8 +1765,17 @@ stopped_cycle(void)
 	}
 	if (tup == NULL)
 		return stream_gone();
+	gave_up = failed_gives_up_slot(catrel, tup);
 	close_stream(catrel, false);
-	return JS_STOPPED;
+	if (!gave_up)
+		return JS_STOPPED;
+	/* last_error says so (committed): now the slot goes */
+	if (MyReplicationSlot != NULL)
+		ReplicationSlotRelease();
+	/* the launcher is not to start a worker to find out where it went */
+	mr_stream_mark_dropped(js.slot_name);
+	mr_stream_drop_slot(js.slot_name);
+	return JS_EXIT;
 }
 
 static JsResult

@@ -30,7 +30,8 @@
 extern bool mr_stream_join_wanted(const char *query);
 extern void mr_stream_join_create(text *name, const char *query, Datum lateness,
 								  Oid late_type, const char *late_name,
-								  bool idle_advance, int32 batch_size, bool follow);
+								  bool idle_advance, int32 batch_size, int64 max_held_wal,
+								  bool follow);
 extern int64 mr_stream_join_lateness(const MrIjBound *b, Oid late_type, Datum lateness);
 extern Datum mr_stream_join_time_datum(const MrIjBound *b, int64 t, bool *ok);
 extern Oid	mr_stream_join_altered(Relation catrel, HeapTuple tup, Oid schema, List *altered);

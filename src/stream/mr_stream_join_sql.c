@@ -372,7 +372,7 @@ join_create_tables(JoinCreate *c)
 /* 3b. the catalog row */
 static void
 join_insert_row(JoinCreate *c, const char *query, Datum lateness, Oid late_type,
-				int32 batch_size)
+				int32 batch_size, int64 max_held_wal)
 {
 	Datum		values[Natts_mrs - 1];
 	bool		nulls[Natts_mrs - 1];
@@ -397,7 +397,7 @@ join_insert_row(JoinCreate *c, const char *query, Datum lateness, Oid late_type,
 		SETV(Anum_mrs_late_table, ObjectIdGetDatum(c->late_rel));
 	SETV(Anum_mrs_idle_advance, BoolGetDatum(false));
 	SETV(Anum_mrs_batch_size, Int32GetDatum(batch_size));
-	SETV(Anum_mrs_max_held_wal, Int64GetDatum(0));
+	SETV(Anum_mrs_max_held_wal, Int64GetDatum(max_held_wal));
 	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(c->slot_name)));
 	SETV(Anum_mrs_created_at, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()));
 	SETV(Anum_mrs_state, CStringGetTextDatum("starting"));
@@ -435,7 +435,7 @@ join_insert_row(JoinCreate *c, const char *query, Datum lateness, Oid late_type,
 void
 mr_stream_join_create(text *name, const char *query, Datum lateness, Oid late_type,
 					  const char *late_name, bool idle_advance, int32 batch_size,
-					  bool follow)
+					  int64 max_held_wal, bool follow)
 {
 	JoinCreate	c;
 	MrTextOrigin origin;
@@ -499,7 +499,7 @@ mr_stream_join_create(text *name, const char *query, Datum lateness, Oid late_ty
 		elog(ERROR, "SPI_connect failed");
 	join_create_slot(&c);
 	join_create_tables(&c);
-	join_insert_row(&c, query, lateness, late_type, batch_size);
+	join_insert_row(&c, query, lateness, late_type, batch_size, max_held_wal);
 	SPI_finish();
 	mr_stream_wake_launcher();
 }

@@ -1224,7 +1224,7 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 					 errmsg("on_error 'skip' is not supported for interval join streams"),
 					 errdetail("A DEFINE or MEASURES error can be skipped in MATCH_RECOGNIZE streams only.")));
 		mr_stream_join_create(a.name_t, a.query, a.lateness, a.late_type, a.late_name,
-							  a.idle_advance, a.batch_size, a.follow);
+							  a.idle_advance, a.batch_size, a.max_held_wal, a.follow);
 		PG_RETURN_VOID();
 	}
 	/* a MATCH_LEVELS item: mr_stream_levels_sql.c */
