@@ -73,6 +73,7 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
+#include "storage/pmsignal.h"
 #include "replication/slot.h"
 #include "storage/ipc.h"
 #include "storage/spin.h"
@@ -1246,7 +1247,16 @@ mr_stream_worker_main(Datum arg)
 			(r == CYCLE_IDLE || MyStream->backfill_done || MyStream->last_lsn > MyStream->start_lsn))
 			progress_made();
 		if (r == CYCLE_MORE)
+		{
+			/*
+			 * No wait between busy cycles, so no WL_EXIT_ON_PM_DEATH: a
+			 * catch-up must not outlive a postmaster killed with -9 (its
+			 * shared memory would keep the server from starting again).
+			 */
+			if (!PostmasterIsAlive())
+				proc_exit(1);
 			continue;
+		}
 		wait_ms = r == CYCLE_STOPPED ? MRS_STOPPED_MS : r == CYCLE_BUSY ? MRS_BUSY_MS : MRS_IDLE_MS;
 		pgstat_report_activity(STATE_IDLE, NULL);
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
