@@ -47,7 +47,9 @@
  * A fire's _match_id is "<key>:<ID>:<row>", the key's values and the ID as
  * text (',' between key columns; '\', ',' and ':' in them escaped with
  * '\'; NULL as \N) and the firing row's number in its key: the batch
- * query's identity (key, ID, FIRE_ROW()).
+ * query's identity (key, ID, FIRE_ROW()); when several queries of the key
+ * with the same ID fire on one row, the second and later (in LEVEL,
+ * DIRECTION, BAND, qseq order) have ":<n>" appended (emit_fires).
  *
  * Exactly once: at the end of a cycle that processed anything, the output
  * rows, the late rows, the changes of _mr_<id>_rows and the checkpoint
@@ -932,8 +934,13 @@ ob_set(int col, Datum v, bool isnull)
 	ls.ob_nulls[col][ls.ob_n] = isnull;
 }
 
+/*
+ * One fire: its output row.  idtext: the query's ID as text (NULL: the
+ * ID is NULL); nth: the fire's ordinal among the fires of this row with the
+ * same ID (1 for the first, which has no suffix).
+ */
 static void
-emit_fire(LsKey *k, const LsQuery *q, HeapTuple row)
+emit_fire(LsKey *k, const LsQuery *q, const char *idtext, int nth, HeapTuple row)
 {
 	StringInfoData id;
 	MemoryContext old;
@@ -951,11 +958,13 @@ emit_fire(LsKey *k, const LsQuery *q, HeapTuple row)
 	old = MemoryContextSwitchTo(ls.ob_cxt);
 	initStringInfo(&id);
 	appendStringInfo(&id, "%s:", k->kstr);
-	if (q->qid_null)
+	if (idtext == NULL)
 		appendStringInfoString(&id, "\\N");
 	else
-		append_escaped(&id, OutputFunctionCall(&ls.idout, q->qid));
+		append_escaped(&id, idtext);
 	appendStringInfo(&id, ":" INT64_FORMAT, k->rows);
+	if (nth > 1)
+		appendStringInfo(&id, ":%d", nth);
 	ob_set(o, CStringGetTextDatum(id.data), false);
 	MemoryContextSwitchTo(old);
 	if (++ls.ob_n == LS_OUT_BATCH)
@@ -1158,6 +1167,92 @@ pend_pop(void)
 	return top;
 }
 
+/* the fires of one step, ordered for their ordinals (emit_fires) */
+typedef struct LsFire
+{
+	const LsQuery *q;
+	char	   *idtext;			/* NULL: a NULL ID */
+} LsFire;
+
+static int
+fire_cmp(const void *a, const void *b)
+{
+	const LsFire *x = a;
+	const LsFire *y = b;
+
+	if ((x->idtext == NULL) != (y->idtext == NULL))
+		return x->idtext == NULL ? -1 : 1;
+	if (x->idtext != NULL)
+	{
+		int			c = strcmp(x->idtext, y->idtext);
+
+		if (c != 0)
+			return c;
+	}
+	if (x->q->level != y->q->level)
+		return x->q->level < y->q->level ? -1 : 1;
+	if (x->q->dir != y->q->dir)
+		return x->q->dir < y->q->dir ? -1 : 1;
+	if (x->q->band != y->q->band)
+		return x->q->band < y->q->band ? -1 : 1;
+	if (x->q->qseq != y->q->qseq)
+		return x->q->qseq < y->q->qseq ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The nf fires of one step of key k (ls.fired).  Queries of one key may
+ * share an ID, and the batch query returns a row for each that fires: the
+ * fires of one row with the same ID are numbered in (LEVEL, DIRECTION (UP
+ * first), BAND, the order the queries were added) order, and the second
+ * and later ones get ":<n>" after the identity, so that every fire the
+ * batch query returns has its own _match_id.  The numbering depends only
+ * on the key's query set and the row, so a replay gives the same ids (two
+ * queries equal in all of ID, LEVEL, DIRECTION and BAND give equal rows,
+ * whichever is numbered first).
+ */
+static void
+emit_fires(LsKey *k, int nf, HeapTuple row)
+{
+	LsFire	   *f;
+	MemoryContext old;
+	int			i,
+				nth = 0;
+
+	if (nf == 1)
+	{
+		const LsQuery *q = &k->qs[ls.fired[0]];
+
+		old = MemoryContextSwitchTo(ls.ob_cxt);
+		emit_fire(k, q, q->qid_null ? NULL : OutputFunctionCall(&ls.idout, q->qid), 1, row);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	old = MemoryContextSwitchTo(ls.cyclecxt);
+	f = palloc(sizeof(LsFire) * nf);
+	for (i = 0; i < nf; i++)
+	{
+		f[i].q = &k->qs[ls.fired[i]];
+		f[i].idtext = f[i].q->qid_null ? NULL : OutputFunctionCall(&ls.idout, f[i].q->qid);
+	}
+	qsort(f, nf, sizeof(LsFire), fire_cmp);
+	MemoryContextSwitchTo(old);
+	for (i = 0; i < nf; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (i > 0 && (f[i].idtext == NULL) == (f[i - 1].idtext == NULL) &&
+			(f[i].idtext == NULL || strcmp(f[i].idtext, f[i - 1].idtext) == 0))
+			nth++;
+		else
+			nth = 1;
+		emit_fire(k, f[i].q, f[i].idtext, nth, row);
+	}
+	for (i = 0; i < nf; i++)
+		if (f[i].idtext)
+			pfree(f[i].idtext);
+	pfree(f);
+}
+
 /* a released row: one step of its key */
 static void
 release_row(HeapTuple row)
@@ -1169,8 +1264,7 @@ release_row(HeapTuple row)
 	bool		isnull;
 	Datum		d;
 	int64		v;
-	int			nf,
-				i;
+	int			nf;
 	MemoryContext old;
 
 	k->rows++;
@@ -1191,8 +1285,8 @@ release_row(HeapTuple row)
 	MemoryContextSwitchTo(old);
 	k->has_last = true;
 	k->last = v;
-	for (i = 0; i < nf; i++)
-		emit_fire(k, &k->qs[ls.fired[i]], row);
+	if (nf > 0)
+		emit_fires(k, nf, row);
 }
 
 static int64
