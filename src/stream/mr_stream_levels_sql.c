@@ -22,19 +22,19 @@
  *	   IDENTITY FULL (a decoded DELETE must carry the deleted query);
  *	   SELECT and no row-level security on both tables; the lateness;
  *	2. the stream's id, its lock, its logical slot;
- *	3. the QUERIES table locked against writers (SHARE), the position the
- *	   stream starts after (last_lsn: every change committed before it is
- *	   in the copy below or before the stream, every later one is
- *	   decoded), the output table (the result's columns plus _match_id text
+ *	3. the output table (the result's columns plus _match_id text
  *	   UNIQUE), the late table (LIKE the source, _arrived_at, _watermark),
  *	   the internal table _mr_<id>_rows, which is the stream's own copy of
- *	   the standing queries, filled from the QUERIES table as it is now, and
- *	   the catalog row, kind 'levels', the resolved attribute numbers as its
- *	   bound (MrlSpec as text).
+ *	   the standing queries, filled from the QUERIES table as it is now
+ *	   (under a SHARE lock: so that the checks of the batch query, an
+ *	   invalid DIRECTION or a negative BAND, are errors of create_stream),
+ *	   and the catalog row, kind 'levels', not backfilled, the resolved
+ *	   attribute numbers as its bound (MrlSpec as text).
  *
- * As for interval joins, the stream reads the source rows committed after
- * it was created (no backfill of the source); the standing queries that
- * exist are its starting set.
+ * The worker's first cycle is the backfill (mr_stream_levels.c): it reads
+ * the standing queries (replacing the copy made here) and the source rows
+ * under one snapshot, which it records; a decoded transaction the snapshot
+ * saw is skipped.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -524,7 +524,6 @@ typedef struct LevelsCreate
 	char	   *slot_name;
 	Oid			output;
 	Oid			late_rel;
-	XLogRecPtr	start_lsn;
 	int64		nqueries;
 } LevelsCreate;
 
@@ -759,13 +758,8 @@ levels_copy_queries(LevelsCreate *c, const char *rows_name)
 
 	initStringInfo(&sql);
 
-	/*
-	 * No writer of the QUERIES table commits until this transaction ends:
-	 * what is committed now is in the copy, everything later is decoded
-	 * after start_lsn.
-	 */
+	/* the batch query's checks over the table as it is (see the file's comment) */
 	LockRelationOid(sp->queries, ShareLock);
-	c->start_lsn = GetXLogInsertRecPtr();
 
 	/* checks the batch query makes at run time */
 	if (sp->dir_att)
@@ -851,7 +845,7 @@ levels_insert_row(LevelsCreate *c, const char *query, Datum lateness, Oid late_t
 	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(c->slot_name)));
 	SETV(Anum_mrs_created_at, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()));
 	SETV(Anum_mrs_state, CStringGetTextDatum("starting"));
-	SETV(Anum_mrs_backfilled, BoolGetDatum(true));
+	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
 	SETV(Anum_mrs_rows_in, Int64GetDatum(0));
 	SETV(Anum_mrs_late_rows, Int64GetDatum(0));
 	SETV(Anum_mrs_null_rows, Int64GetDatum(0));
@@ -863,7 +857,6 @@ levels_insert_row(LevelsCreate *c, const char *query, Datum lateness, Oid late_t
 	SETV(Anum_mrs_rows_stored, Int64GetDatum(0));
 	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
 	SETV(Anum_mrs_next_part, Int64GetDatum(c->nqueries + 1));
-	SETV(Anum_mrs_last_lsn, LSNGetDatum(c->start_lsn));
 	SETV(Anum_mrs_kind, CStringGetTextDatum(MR_STREAM_KIND_LEVELS));
 #undef SETV
 	rel = table_open(c->catalog, RowExclusiveLock);
