@@ -145,6 +145,12 @@ END \$\$;
 	return $h;
 }
 
+# the backfill (of an empty input) first: a transaction committed before
+# its snapshot would be part of the copy, not applied one at a time as the
+# simulation below does
+ok($node->poll_query_until('postgres', "SELECT match_recognize_wait_stream('lout', '5 seconds')", 't'),
+	'the stream backfilled');
+
 my $kills = 0;
 for my $round (1 .. 6)
 {

@@ -47,7 +47,13 @@
  * A fire's _match_id is "<key>:<ID>:<row>", the key's values and the ID as
  * text (',' between key columns; '\', ',' and ':' in them escaped with
  * '\'; NULL as \N) and the firing row's number in its key: the batch
- * query's identity (key, ID, FIRE_ROW()).
+ * query's identity (key, ID, FIRE_ROW()); when several queries of the key
+ * with the same ID fire on one row, the second and later (in LEVEL,
+ * DIRECTION, BAND, qseq order) have ":<n>" appended (emit_fires).
+ *
+ * Backfill: a new stream's first cycle reads the QUERIES table and the
+ * source under its snapshot, which is recorded (backfill()); a decoded
+ * transaction the snapshot saw is skipped, whole.
  *
  * Exactly once: at the end of a cycle that processed anything, the output
  * rows, the late rows, the changes of _mr_<id>_rows and the checkpoint
@@ -57,7 +63,7 @@
  * one transaction; only then is the slot confirmed.  A restart loads the
  * queries from _mr_<id>_rows, applies the checkpoint and decodes again
  * from the slot's confirmed position, skipping the transactions that end
- * at or before last_lsn.
+ * at or before last_lsn (and those the backfill's snapshot saw).
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -248,6 +254,14 @@ typedef struct LStream
 	int32	   *fired;
 	int			fcap;
 
+	/* the backfill (first cycle): its snapshot's transactions are skipped */
+	bool		backfilled;
+	char	   *snapshot_text;
+	TransactionId snap_xmin;
+	TransactionId snap_xmax;
+	TransactionId *snap_xip;
+	int			snap_nxip;
+
 	/* the queue of decoded transactions */
 	LsChange   *chg;
 	int64		nchg;
@@ -299,10 +313,62 @@ ls_fail(const char *fmt,...)
 
 /* ---------- decoding ---------- */
 
+/* did the backfill's snapshot see transaction xid (so the backfill read it)? */
+static bool
+snapshot_saw(TransactionId xid)
+{
+	int			i;
+
+	if (!TransactionIdIsValid(ls.snap_xmin))
+		return false;
+	if (TransactionIdPrecedes(xid, ls.snap_xmin))
+		return true;
+	if (!TransactionIdPrecedes(xid, ls.snap_xmax))
+		return false;
+	for (i = 0; i < ls.snap_nxip; i++)
+		if (ls.snap_xip[i] == xid)
+			return false;
+	return true;
+}
+
+/* "xmin:xmax:xip,xip" (pg_snapshot's text form), into ls */
+static void
+parse_snapshot(const char *text)
+{
+	unsigned long xmin,
+				xmax;
+	const char *p;
+	MemoryContext old = MemoryContextSwitchTo(ls.cxt);
+
+	ls.snap_xmin = InvalidTransactionId;
+	ls.snap_nxip = 0;
+	ls.snapshot_text = text ? pstrdup(text) : NULL;
+	if (text == NULL || sscanf(text, "%lu:%lu:", &xmin, &xmax) != 2)
+	{
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	ls.snap_xmin = (TransactionId) xmin;
+	ls.snap_xmax = (TransactionId) xmax;
+	p = strchr(strchr(text, ':') + 1, ':') + 1;
+	ls.snap_xip = palloc(sizeof(TransactionId) * (strlen(p) / 2 + 1));
+	while (*p)
+	{
+		char	   *end;
+		unsigned long x = strtoul(p, &end, 10);
+
+		if (end == p)
+			break;
+		ls.snap_xip[ls.snap_nxip++] = (TransactionId) x;
+		p = (*end == ',') ? end + 1 : end;
+	}
+	MemoryContextSwitchTo(old);
+}
+
 static void
 ls_begin(MrStreamSink *sink, ReorderBufferTXN *txn)
 {
-	ls.skip_txn = ls.failing || txn->end_lsn <= ls.last_lsn;
+	ls.skip_txn = ls.failing || txn->end_lsn <= ls.last_lsn || snapshot_saw(txn->xid);
 	ls.bad = 0;
 	ls.txn_first = ls.nchg;
 }
@@ -932,8 +998,13 @@ ob_set(int col, Datum v, bool isnull)
 	ls.ob_nulls[col][ls.ob_n] = isnull;
 }
 
+/*
+ * One fire: its output row.  idtext: the query's ID as text (NULL: the
+ * ID is NULL); nth: the fire's ordinal among the fires of this row with the
+ * same ID (1 for the first, which has no suffix).
+ */
 static void
-emit_fire(LsKey *k, const LsQuery *q, HeapTuple row)
+emit_fire(LsKey *k, const LsQuery *q, const char *idtext, int nth, HeapTuple row)
 {
 	StringInfoData id;
 	MemoryContext old;
@@ -951,11 +1022,13 @@ emit_fire(LsKey *k, const LsQuery *q, HeapTuple row)
 	old = MemoryContextSwitchTo(ls.ob_cxt);
 	initStringInfo(&id);
 	appendStringInfo(&id, "%s:", k->kstr);
-	if (q->qid_null)
+	if (idtext == NULL)
 		appendStringInfoString(&id, "\\N");
 	else
-		append_escaped(&id, OutputFunctionCall(&ls.idout, q->qid));
+		append_escaped(&id, idtext);
 	appendStringInfo(&id, ":" INT64_FORMAT, k->rows);
+	if (nth > 1)
+		appendStringInfo(&id, ":%d", nth);
 	ob_set(o, CStringGetTextDatum(id.data), false);
 	MemoryContextSwitchTo(old);
 	if (++ls.ob_n == LS_OUT_BATCH)
@@ -1158,6 +1231,92 @@ pend_pop(void)
 	return top;
 }
 
+/* the fires of one step, ordered for their ordinals (emit_fires) */
+typedef struct LsFire
+{
+	const LsQuery *q;
+	char	   *idtext;			/* NULL: a NULL ID */
+} LsFire;
+
+static int
+fire_cmp(const void *a, const void *b)
+{
+	const LsFire *x = a;
+	const LsFire *y = b;
+
+	if ((x->idtext == NULL) != (y->idtext == NULL))
+		return x->idtext == NULL ? -1 : 1;
+	if (x->idtext != NULL)
+	{
+		int			c = strcmp(x->idtext, y->idtext);
+
+		if (c != 0)
+			return c;
+	}
+	if (x->q->level != y->q->level)
+		return x->q->level < y->q->level ? -1 : 1;
+	if (x->q->dir != y->q->dir)
+		return x->q->dir < y->q->dir ? -1 : 1;
+	if (x->q->band != y->q->band)
+		return x->q->band < y->q->band ? -1 : 1;
+	if (x->q->qseq != y->q->qseq)
+		return x->q->qseq < y->q->qseq ? -1 : 1;
+	return 0;
+}
+
+/*
+ * The nf fires of one step of key k (ls.fired).  Queries of one key may
+ * share an ID, and the batch query returns a row for each that fires: the
+ * fires of one row with the same ID are numbered in (LEVEL, DIRECTION (UP
+ * first), BAND, the order the queries were added) order, and the second
+ * and later ones get ":<n>" after the identity, so that every fire the
+ * batch query returns has its own _match_id.  The numbering depends only
+ * on the key's query set and the row, so a replay gives the same ids (two
+ * queries equal in all of ID, LEVEL, DIRECTION and BAND give equal rows,
+ * whichever is numbered first).
+ */
+static void
+emit_fires(LsKey *k, int nf, HeapTuple row)
+{
+	LsFire	   *f;
+	MemoryContext old;
+	int			i,
+				nth = 0;
+
+	if (nf == 1)
+	{
+		const LsQuery *q = &k->qs[ls.fired[0]];
+
+		old = MemoryContextSwitchTo(ls.ob_cxt);
+		emit_fire(k, q, q->qid_null ? NULL : OutputFunctionCall(&ls.idout, q->qid), 1, row);
+		MemoryContextSwitchTo(old);
+		return;
+	}
+	old = MemoryContextSwitchTo(ls.cyclecxt);
+	f = palloc(sizeof(LsFire) * nf);
+	for (i = 0; i < nf; i++)
+	{
+		f[i].q = &k->qs[ls.fired[i]];
+		f[i].idtext = f[i].q->qid_null ? NULL : OutputFunctionCall(&ls.idout, f[i].q->qid);
+	}
+	qsort(f, nf, sizeof(LsFire), fire_cmp);
+	MemoryContextSwitchTo(old);
+	for (i = 0; i < nf; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (i > 0 && (f[i].idtext == NULL) == (f[i - 1].idtext == NULL) &&
+			(f[i].idtext == NULL || strcmp(f[i].idtext, f[i - 1].idtext) == 0))
+			nth++;
+		else
+			nth = 1;
+		emit_fire(k, f[i].q, f[i].idtext, nth, row);
+	}
+	for (i = 0; i < nf; i++)
+		if (f[i].idtext)
+			pfree(f[i].idtext);
+	pfree(f);
+}
+
 /* a released row: one step of its key */
 static void
 release_row(HeapTuple row)
@@ -1169,8 +1328,7 @@ release_row(HeapTuple row)
 	bool		isnull;
 	Datum		d;
 	int64		v;
-	int			nf,
-				i;
+	int			nf;
 	MemoryContext old;
 
 	k->rows++;
@@ -1191,8 +1349,8 @@ release_row(HeapTuple row)
 	MemoryContextSwitchTo(old);
 	k->has_last = true;
 	k->last = v;
-	for (i = 0; i < nf; i++)
-		emit_fire(k, &k->qs[ls.fired[i]], row);
+	if (nf > 0)
+		emit_fires(k, nf, row);
 }
 
 static int64
@@ -1277,6 +1435,165 @@ process_txn(const LsTxn *t)
 	}
 	ls.last_lsn = t->end_lsn;
 	ls.last_commit_time = t->commit_time;
+}
+
+/* ---------- backfill ---------- */
+
+#define LS_BACKFILL_FETCH	1000
+
+/* a cursor over "SELECT t FROM ONLY rel t ..." under the active snapshot */
+static Portal
+backfill_cursor(Oid relid, const char *order)
+{
+	char	   *sql = psprintf("SELECT t FROM ONLY %s t%s", qualified(relid), order);
+	SPIPlanPtr	plan = SPI_prepare(sql, 0, NULL);
+
+	if (plan == NULL)
+		elog(ERROR, "could not prepare the backfill of stream %d: %s", ls.id,
+			 SPI_result_code_string(SPI_result));
+	return SPI_cursor_open(NULL, plan, NULL, NULL, true);
+}
+
+/* the next whole-row value of the cursor as a tuple of relid, or false */
+static bool
+backfill_next(Portal portal, SPITupleTable **tt, uint64 *pos, Oid relid, HeapTupleData *tup)
+{
+	HeapTupleHeader h;
+	bool		isnull;
+
+	while (*tt == NULL || *pos >= (*tt)->numvals)
+	{
+		if (*tt != NULL)
+			SPI_freetuptable(*tt);
+		*tt = NULL;
+		SPI_cursor_fetch(portal, true, LS_BACKFILL_FETCH);
+		if (SPI_processed == 0)
+			return false;
+		*tt = SPI_tuptable;
+		*pos = 0;
+	}
+	h = DatumGetHeapTupleHeader(SPI_getbinval((*tt)->vals[*pos], (*tt)->tupdesc, 1, &isnull));
+	(*pos)++;
+	tup->t_len = HeapTupleHeaderGetDatumLength(h);
+	ItemPointerSetInvalid(&tup->t_self);
+	tup->t_tableOid = relid;
+	tup->t_data = h;
+	return true;
+}
+
+/* the standing queries as the backfill's snapshot sees them: the starting set */
+static void
+backfill_queries(void)
+{
+	Portal		portal;
+	SPITupleTable *tt = NULL;
+	uint64		pos = 0;
+	HeapTupleData tup;
+
+	if (SPI_execute(psprintf("DELETE FROM %s", qualified(ls.rows_rel)), false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not empty the standing queries of stream %d", ls.id);
+	ls.next_qseq = 1;
+	portal = backfill_cursor(ls.sp.queries, "");
+	while (!ls.failing && backfill_next(portal, &tt, &pos, ls.sp.queries, &tup))
+	{
+		CHECK_FOR_INTERRUPTS();
+		query_insert(&tup);
+	}
+	if (tt != NULL)
+		SPI_freetuptable(tt);
+	SPI_cursor_close(portal);
+}
+
+/*
+ * The source rows committed before the stream: read in the first cycle
+ * under its transaction's snapshot, which is recorded (a decoded
+ * transaction the snapshot saw is skipped: its rows and query changes are
+ * in the copy; one that committed before the slot's consistent point is
+ * not decoded but is seen), so every row and every query change is read
+ * exactly once.  The standing queries are the QUERIES table as the same
+ * snapshot sees it (the copy create_stream made is replaced).  The
+ * watermark is the rows' largest event time minus the lateness; the rows
+ * are read in event-time order, each numbered (seq) as it comes (ties: the
+ * cursor's order), those below the watermark released at once, the others
+ * pending, as if the whole table had arrived in one transaction: so the
+ * fires are the batch query's over the rows below the watermark, and
+ * memory holds a batch and the pending rows, not the table.
+ */
+static void
+backfill(void)
+{
+	Snapshot	as = GetActiveSnapshot();
+	const char *tcol = quote_identifier(get_attname(ls.sp.source, ls.sp.time_att, false));
+	bool		finite_check = ls.sp.time_type == DATEOID || ls.sp.time_type == TIMESTAMPOID ||
+		ls.sp.time_type == TIMESTAMPTZOID;
+	StringInfoData snap;
+	SPITupleTable *tt = NULL;
+	uint64		pos = 0;
+	HeapTupleData tup;
+	Portal		portal;
+	bool		isnull;
+	Datum		d;
+	int64		total,
+				copied = 0;
+	uint32		i;
+
+	initStringInfo(&snap);
+	appendStringInfo(&snap, "%u:%u:", as->xmin, as->xmax);
+	for (i = 0; i < as->xcnt; i++)
+		appendStringInfo(&snap, "%s%u", i ? "," : "", as->xip[i]);
+	parse_snapshot(snap.data);
+
+	backfill_queries();
+	if (ls.failing)
+		return;
+
+	if (SPI_execute(psprintf("SELECT pg_catalog.max(%s) FILTER (WHERE %s), pg_catalog.count(*) FROM ONLY %s", tcol,
+							 finite_check ? psprintf("pg_catalog.isfinite(%s)", tcol) : "true",
+							 qualified(ls.sp.source)), true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the largest event time of stream %d's input", ls.id);
+	d = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	if (!isnull && mr_stream_levels_time(ls.sp.time_type, d, &ls.max_seen))
+	{
+		ls.have_max = true;
+		ls.watermark = sub_sat(ls.max_seen, ls.lateness);
+		ls.have_wm = true;
+	}
+	total = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull));
+	SPI_freetuptable(SPI_tuptable);
+	mr_stream_report_backfill(0, Max(total, 1));
+
+	portal = backfill_cursor(ls.sp.source, psprintf(" ORDER BY t.%s NULLS FIRST", tcol));
+	while (backfill_next(portal, &tt, &pos, ls.sp.source, &tup))
+	{
+		int64		tv;
+		MemoryContext old;
+
+		CHECK_FOR_INTERRUPTS();
+		ls.rows_in++;
+		if ((++copied % LS_BACKFILL_FETCH) == 0)
+			mr_stream_report_backfill(copied, Max(total, copied));
+		d = heap_getattr(&tup, ls.sp.time_att, ls.srcdesc, &isnull);
+		if (isnull || !mr_stream_levels_time(ls.sp.time_type, d, &tv))
+		{
+			ls.null_rows++;
+			write_late(&tup);
+			continue;
+		}
+		if (tv < ls.watermark)
+		{
+			ls.next_seq++;
+			release_row(&tup);
+			continue;
+		}
+		old = MemoryContextSwitchTo(ls.cxt);
+		pend_add(tv, ls.next_seq++, heap_copytuple(&tup));
+		MemoryContextSwitchTo(old);
+	}
+	if (tt != NULL)
+		SPI_freetuptable(tt);
+	SPI_cursor_close(portal);
+	mr_stream_report_backfill(0, 0);
+	ls.backfilled = true;
 }
 
 /* ---------- checkpoint ---------- */
@@ -1521,6 +1838,9 @@ save_row(Relation catrel, HeapTuple tup, bool with_state)
 		}
 		if (ls.last_commit_time != 0)
 			SETV(Anum_mrs_last_commit_time, TimestampTzGetDatum(ls.last_commit_time));
+		SETV(Anum_mrs_backfilled, BoolGetDatum(ls.backfilled));
+		if (ls.snapshot_text)
+			SETV(Anum_mrs_snapshot, CStringGetTextDatum(ls.snapshot_text));
 		SETV(Anum_mrs_checkpoint_state, PointerGetDatum(checkpoint_state()));
 		SETV(Anum_mrs_checkpointed_at, TimestampTzGetDatum(GetCurrentTimestamp()));
 	}
@@ -1625,10 +1945,18 @@ setup(Relation catrel, HeapTuple tup)
 	ls.last_lsn = isnull ? InvalidXLogRecPtr : DatumGetLSN(d);
 	d = mr_stream_row_get(catrel, tup, Anum_mrs_last_commit_time, &isnull);
 	ls.last_commit_time = isnull ? 0 : DatumGetTimestampTz(d);
-	load_queries();
-	d = mr_stream_row_get(catrel, tup, Anum_mrs_checkpoint_state, &isnull);
-	if (!isnull)
-		restore_state(DatumGetByteaPCopy(d));
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_backfilled, &isnull);
+	ls.backfilled = isnull || DatumGetBool(d);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_snapshot, &isnull);
+	parse_snapshot(isnull ? NULL : TextDatumGetCString(d));
+	if (ls.backfilled)
+	{
+		/* (not backfilled: the backfill reads the queries) */
+		load_queries();
+		d = mr_stream_row_get(catrel, tup, Anum_mrs_checkpoint_state, &isnull);
+		if (!isnull)
+			restore_state(DatumGetByteaPCopy(d));
+	}
 	MemoryContextSwitchTo(old);
 }
 
@@ -1751,8 +2079,26 @@ init_cycle(void)
 	check_access();
 	decoder_start();
 	ls.state = "running";
-	save_row(catrel, tup, false);
+	if (!ls.backfilled)
+	{
+		backfill();
+		flush_fires();
+		if (ls.failing)
+		{
+			ls.state = "failed";
+			ereport(WARNING,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("match_recognize stream %d stopped: %s", ls.id, ls.fail_msg)));
+			ls.stopped = true;
+		}
+		save_row(catrel, tup, true);
+	}
+	else
+		save_row(catrel, tup, false);
 	close_stream(catrel, true);
+	ls.initialized = true;
+	if (ls.stopped)
+		return LS_STOPPED;
 	ls.initialized = true;
 	mr_stream_report_progress(ls.decoded_upto);
 	return LS_MORE;

@@ -27,6 +27,8 @@
 #define MR_STREAM_LEVELS_H
 
 #include "fmgr.h"
+#include "access/htup.h"
+#include "utils/relcache.h"
 
 #define MR_STREAM_KIND_LEVELS "levels"
 
@@ -65,6 +67,10 @@ extern void mr_stream_levels_spec_parse(const char *text, MrlSpec *s);
 extern int64 mr_stream_levels_lateness(Oid time_type, Oid late_type, Datum lateness);
 extern bool mr_stream_levels_time(Oid time_type, Datum d, int64 *t);
 extern Datum mr_stream_levels_time_datum(Oid time_type, int64 t, bool *ok);
+extern bool mr_stream_levels_row(Relation catrel, HeapTuple tup);
+extern void *mr_stream_levels_restore_bind(Relation catrel, HeapTuple tup);
+extern void mr_stream_levels_restore_slot(void *arg, Oid owner);
+extern void mr_stream_levels_restore_write(Relation catrel, void *arg, Oid owner);
 
 /* mr_stream_levels.c: the worker of a levels stream (true: it ran, and is done) */
 extern bool mr_stream_levels_worker(int32 id, const char *slot_name);

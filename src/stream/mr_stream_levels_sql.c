@@ -22,19 +22,19 @@
  *	   IDENTITY FULL (a decoded DELETE must carry the deleted query);
  *	   SELECT and no row-level security on both tables; the lateness;
  *	2. the stream's id, its lock, its logical slot;
- *	3. the QUERIES table locked against writers (SHARE), the position the
- *	   stream starts after (last_lsn: every change committed before it is
- *	   in the copy below or before the stream, every later one is
- *	   decoded), the output table (the result's columns plus _match_id text
+ *	3. the output table (the result's columns plus _match_id text
  *	   UNIQUE), the late table (LIKE the source, _arrived_at, _watermark),
  *	   the internal table _mr_<id>_rows, which is the stream's own copy of
- *	   the standing queries, filled from the QUERIES table as it is now, and
- *	   the catalog row, kind 'levels', the resolved attribute numbers as its
- *	   bound (MrlSpec as text).
+ *	   the standing queries, filled from the QUERIES table as it is now
+ *	   (under a SHARE lock: so that the checks of the batch query, an
+ *	   invalid DIRECTION or a negative BAND, are errors of create_stream),
+ *	   and the catalog row, kind 'levels', not backfilled, the resolved
+ *	   attribute numbers as its bound (MrlSpec as text).
  *
- * As for interval joins, the stream reads the source rows committed after
- * it was created (no backfill of the source); the standing queries that
- * exist are its starting set.
+ * The worker's first cycle is the backfill (mr_stream_levels.c): it reads
+ * the standing queries (replacing the copy made here) and the source rows
+ * under one snapshot, which it records; a decoded transaction the snapshot
+ * saw is skipped.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -69,6 +69,7 @@
 #include "utils/regproc.h"
 #include "utils/rls.h"
 #include "utils/ruleutils.h"
+#include "utils/snapmgr.h"
 #include "utils/timestamp.h"
 #include "utils/varlena.h"
 
@@ -524,7 +525,6 @@ typedef struct LevelsCreate
 	char	   *slot_name;
 	Oid			output;
 	Oid			late_rel;
-	XLogRecPtr	start_lsn;
 	int64		nqueries;
 } LevelsCreate;
 
@@ -690,6 +690,7 @@ col_type(Oid relid, AttrNumber att)
 }
 
 static void levels_copy_queries(LevelsCreate *c, const char *rows_name);
+static char *levels_create_rows_table(LevelsCreate *c);
 
 /* 3a. the output, late and internal tables; the starting queries */
 static void
@@ -699,8 +700,6 @@ levels_create_tables(LevelsCreate *c)
 	const char *schema_q = quote_identifier(get_namespace_name(c->outschema));
 	const MrlSpec *sp = &c->spec;
 	char	   *rows_name;
-	Oid			ext = get_extension_oid("match_recognize", false);
-	Oid			rows_oid;
 	int			i;
 
 	initStringInfo(&sql);
@@ -728,9 +727,24 @@ levels_create_tables(LevelsCreate *c)
 		c->late_rel = RangeVarGetRelid(c->laterv, NoLock, false);
 	}
 
-	/* the stream's copy of the standing queries */
+	rows_name = levels_create_rows_table(c);
+	levels_copy_queries(c, rows_name);
+}
+
+/* the internal table _mr_<id>_rows, the stream's copy of the queries (empty) */
+static char *
+levels_create_rows_table(LevelsCreate *c)
+{
+	StringInfoData sql;
+	const char *schema_q = quote_identifier(get_namespace_name(c->outschema));
+	const MrlSpec *sp = &c->spec;
+	char	   *rows_name;
+	Oid			ext = get_extension_oid("match_recognize", false);
+	Oid			rows_oid;
+	int			i;
+
+	initStringInfo(&sql);
 	rows_name = psprintf("%s.%s", schema_q, quote_identifier(mr_stream_internal_name(c->id, MR_STREAM_ROWS)));
-	resetStringInfo(&sql);
 	appendStringInfo(&sql, "CREATE TABLE %s (qseq bigint NOT NULL", rows_name);
 	for (i = 0; i < sp->nkeys; i++)
 		appendStringInfo(&sql, ", k%d %s", i + 1, col_type(sp->queries, sp->q_key[i]));
@@ -744,7 +758,7 @@ levels_create_tables(LevelsCreate *c)
 	if (OidIsValid(c->late_rel))
 		depend_on(rows_oid, c->late_rel, RelationRelationId, DEPENDENCY_NORMAL);
 	depend_on(rows_oid, ext, ExtensionRelationId, DEPENDENCY_AUTO);
-	levels_copy_queries(c, rows_name);
+	return rows_name;
 }
 
 /* 3a'. the starting queries, from the QUERIES table as it is now */
@@ -759,13 +773,8 @@ levels_copy_queries(LevelsCreate *c, const char *rows_name)
 
 	initStringInfo(&sql);
 
-	/*
-	 * No writer of the QUERIES table commits until this transaction ends:
-	 * what is committed now is in the copy, everything later is decoded
-	 * after start_lsn.
-	 */
+	/* the batch query's checks over the table as it is (see the file's comment) */
 	LockRelationOid(sp->queries, ShareLock);
-	c->start_lsn = GetXLogInsertRecPtr();
 
 	/* checks the batch query makes at run time */
 	if (sp->dir_att)
@@ -851,7 +860,7 @@ levels_insert_row(LevelsCreate *c, const char *query, Datum lateness, Oid late_t
 	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(c->slot_name)));
 	SETV(Anum_mrs_created_at, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()));
 	SETV(Anum_mrs_state, CStringGetTextDatum("starting"));
-	SETV(Anum_mrs_backfilled, BoolGetDatum(true));
+	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
 	SETV(Anum_mrs_rows_in, Int64GetDatum(0));
 	SETV(Anum_mrs_late_rows, Int64GetDatum(0));
 	SETV(Anum_mrs_null_rows, Int64GetDatum(0));
@@ -863,7 +872,6 @@ levels_insert_row(LevelsCreate *c, const char *query, Datum lateness, Oid late_t
 	SETV(Anum_mrs_rows_stored, Int64GetDatum(0));
 	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
 	SETV(Anum_mrs_next_part, Int64GetDatum(c->nqueries + 1));
-	SETV(Anum_mrs_last_lsn, LSNGetDatum(c->start_lsn));
 	SETV(Anum_mrs_kind, CStringGetTextDatum(MR_STREAM_KIND_LEVELS));
 #undef SETV
 	rel = table_open(c->catalog, RowExclusiveLock);
@@ -928,4 +936,162 @@ mr_stream_levels_create(text *name, const char *query, Datum lateness, Oid late_
 	levels_insert_row(&c, query, lateness, late_type, batch_size);
 	SPI_finish();
 	mr_stream_wake_launcher();
+}
+
+/* ---------- restore (match_recognize_restore_streams, mr_stream_sql.c) ---------- */
+
+/* Is this catalog row a levels stream's? */
+bool
+mr_stream_levels_row(Relation catrel, HeapTuple tup)
+{
+	bool		isnull;
+	Datum		k = mr_stream_row_get(catrel, tup, Anum_mrs_kind, &isnull);
+
+	return !isnull && strcmp(TextDatumGetCString(k), MR_STREAM_KIND_LEVELS) == 0;
+}
+
+/*
+ * A restored levels stream, bound again (no writes): its query as its
+ * owner with its search_path, with every check of create_stream, so that
+ * the spec has the restored tables' OIDs and attribute numbers; then its
+ * slot, made as its owner before anything is written.
+ */
+void *
+mr_stream_levels_restore_bind(Relation catrel, HeapTuple tup)
+{
+	LevelsCreate *c = palloc0(sizeof(LevelsCreate));
+	bool		isnull;
+	Oid			owner = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_owner, &isnull));
+	char	   *path = mr_stream_row_text(catrel, tup, Anum_mrs_search_path);
+	char	   *query = mr_stream_row_text(catrel, tup, Anum_mrs_query);
+	Datum		d;
+	Oid			save_userid;
+	int			save_sec;
+	int			nest;
+
+	c->id = DatumGetInt32(mr_stream_row_get(catrel, tup, Anum_mrs_id, &isnull));
+	c->catalog = RelationGetRelid(catrel);
+	c->output = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_output, &isnull));
+	if (!OidIsValid(c->output) || get_rel_relkind(c->output) == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("the output table of restored stream %d does not exist", c->id)));
+	c->outschema = get_rel_namespace(c->output);
+	d = mr_stream_row_get(catrel, tup, Anum_mrs_late_table, &isnull);
+	c->late_rel = isnull || get_rel_relkind(DatumGetObjectId(d)) == '\0' ? InvalidOid : DatumGetObjectId(d);
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	nest = NewGUCNestLevel();
+	if (path != NULL)
+		(void) set_config_option("search_path", path, PGC_USERSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+	levels_check(c, query);
+	AtEOXact_GUC(true, nest);
+	SetUserIdAndSecContext(save_userid, save_sec);
+	c->slot_name = mr_stream_slot_name(MyDatabaseId, c->id, owner);
+	return c;
+}
+
+void
+mr_stream_levels_restore_slot(void *arg, Oid owner)
+{
+	LevelsCreate *c = arg;
+	Oid			argtypes[2] = {NAMEOID, NAMEOID};
+	Datum		args[2];
+	Oid			save_userid;
+	int			save_sec;
+
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	args[0] = DirectFunctionCall1(namein, CStringGetDatum(c->slot_name));
+	args[1] = DirectFunctionCall1(namein, CStringGetDatum(MR_STREAM_PLUGIN));
+	if (SPI_execute_with_args("SELECT pg_catalog.pg_create_logical_replication_slot($1, $2)",
+							  2, argtypes, args, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not create replication slot \"%s\"", c->slot_name);
+	SetUserIdAndSecContext(save_userid, save_sec);
+}
+
+/*
+ * The writes of a restored levels stream: the table restored in place of
+ * its internal table goes, its output is emptied, a new (empty) internal
+ * table is made as its owner, and the row gets the new spec and slot,
+ * state 'starting', not backfilled: the worker's backfill reads the
+ * standing queries and the input again and writes every fire anew (the
+ * same _match_ids for the same rows and queries).
+ */
+void
+mr_stream_levels_restore_write(Relation catrel, void *arg, Oid owner)
+{
+	LevelsCreate *c = arg;
+	Oid			old = mr_stream_internal_oid(c->outschema, c->id, MR_STREAM_ROWS);
+	HeapTuple	tup;
+	Datum		values[Natts_mrs - 1];
+	bool		nulls[Natts_mrs - 1];
+	bool		repl[Natts_mrs - 1];
+	Oid			save_userid;
+	int			save_sec;
+
+	mr_stream_lock(c->catalog, c->id, AccessExclusiveLock);
+	if (OidIsValid(old))
+	{
+		ObjectAddress addr;
+
+		ObjectAddressSet(addr, RelationRelationId, old);
+		performDeletion(&addr, DROP_CASCADE, PERFORM_DELETION_INTERNAL | PERFORM_DELETION_QUIETLY);
+		CommandCounterIncrement();
+	}
+	exec_sql(psprintf("TRUNCATE %s", qualified(c->output)), SPI_OK_UTILITY);
+	GetUserIdAndSecContext(&save_userid, &save_sec);
+	SetUserIdAndSecContext(owner, save_sec | SECURITY_LOCAL_USERID_CHANGE);
+	(void) levels_create_rows_table(c);
+	SetUserIdAndSecContext(save_userid, save_sec);
+
+	PushActiveSnapshot(GetLatestSnapshot());
+	tup = mr_stream_row_by_id(catrel, c->id);
+	PopActiveSnapshot();
+	if (tup == NULL)
+		elog(ERROR, "the catalog row of stream %d vanished", c->id);
+	memset(nulls, false, sizeof(nulls));
+	memset(repl, false, sizeof(repl));
+#define SETV(anum, v) (values[(anum) - 1] = (v), repl[(anum) - 1] = true)
+#define SETNULL(anum) (nulls[(anum) - 1] = true, repl[(anum) - 1] = true)
+	SETV(Anum_mrs_bound, CStringGetTextDatum(mr_stream_levels_spec_text(&c->spec)));
+	SETV(Anum_mrs_source, ObjectIdGetDatum(c->spec.source));
+	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(c->slot_name)));
+	SETV(Anum_mrs_state, CStringGetTextDatum("starting"));
+	SETNULL(Anum_mrs_last_error);
+	if (OidIsValid(c->late_rel))
+		SETV(Anum_mrs_late_table, ObjectIdGetDatum(c->late_rel));
+	else
+		SETNULL(Anum_mrs_late_table);
+	SETNULL(Anum_mrs_worker_pid);
+	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
+	SETNULL(Anum_mrs_snapshot);
+	SETNULL(Anum_mrs_confirmed_lsn);
+	SETV(Anum_mrs_start_failures, Int32GetDatum(0));
+	SETV(Anum_mrs_rows_in, Int64GetDatum(0));
+	SETV(Anum_mrs_late_rows, Int64GetDatum(0));
+	SETV(Anum_mrs_null_rows, Int64GetDatum(0));
+	SETV(Anum_mrs_matches_out, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_out, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_pending, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_retained, Int64GetDatum(0));
+	SETV(Anum_mrs_rows_stored, Int64GetDatum(0));
+	SETNULL(Anum_mrs_max_seen);
+	SETNULL(Anum_mrs_watermark);
+	SETV(Anum_mrs_next_seq, Int64GetDatum(1));
+	SETV(Anum_mrs_next_part, Int64GetDatum(1));
+	SETNULL(Anum_mrs_last_lsn);
+	SETNULL(Anum_mrs_last_commit_time);
+	SETNULL(Anum_mrs_checkpoint_lsn);
+	SETNULL(Anum_mrs_checkpoint_state);
+	SETNULL(Anum_mrs_checkpointed_at);
+	SETV(Anum_mrs_updated_at, TimestampTzGetDatum(GetCurrentTimestamp()));
+#undef SETV
+#undef SETNULL
+	mr_stream_row_update(catrel, tup, values, nulls, repl);
+	CommandCounterIncrement();
+	/* a stop mark left by an earlier stream of the slot's name is not this one's */
+	mr_stream_cancel_stop(c->slot_name);
 }

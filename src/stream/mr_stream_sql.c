@@ -2497,6 +2497,8 @@ match_recognize_restore_streams(PG_FUNCTION_ARGS)
 	HeapTuple	tup;
 	List	   *todo = NIL;
 	List	   *owners = NIL;
+	List	   *levels = NIL;
+	List	   *lowners = NIL;
 	ListCell   *lc,
 			   *lo;
 	int			restored;
@@ -2520,6 +2522,13 @@ match_recognize_restore_streams(PG_FUNCTION_ARGS)
 		CHECK_FOR_INTERRUPTS();
 		if (strcmp(state, "restored") != 0 && !failed_without_slot(rel, tup, state))
 			continue;
+		if (mr_stream_levels_row(rel, tup))
+		{
+			/* a levels stream: mr_stream_levels_sql.c */
+			levels = lappend(levels, mr_stream_levels_restore_bind(rel, tup));
+			lowners = lappend_oid(lowners, DatumGetObjectId(mr_stream_row_get(rel, tup, Anum_mrs_owner, &isnull)));
+			continue;
+		}
 		a = palloc(sizeof(CreateArgs));
 		restore_bind(rel, tup, a);
 		todo = lappend(todo, a);
@@ -2528,10 +2537,14 @@ match_recognize_restore_streams(PG_FUNCTION_ARGS)
 	systable_endscan(scan);
 	forboth(lc, todo, lo, owners)
 		restore_slot(lfirst(lc), lfirst_oid(lo));
+	forboth(lc, levels, lo, lowners)
+		mr_stream_levels_restore_slot(lfirst(lc), lfirst_oid(lo));
 	forboth(lc, todo, lo, owners)
 		restore_write(rel, lfirst(lc), lfirst_oid(lo));
+	forboth(lc, levels, lo, lowners)
+		mr_stream_levels_restore_write(rel, lfirst(lc), lfirst_oid(lo));
 	/* the lists are in SPI's memory, which SPI_finish frees */
-	restored = list_length(todo);
+	restored = list_length(todo) + list_length(levels);
 	SPI_finish();
 	table_close(rel, NoLock);
 	mr_stream_wake_launcher();
