@@ -1175,10 +1175,28 @@ backfill_final(int64 *final_wm)
 	/*
 	 * A following join's watermark is its sides' streams' (published after
 	 * their rows, mr_stream_watermark.c), never the tables' largest times:
-	 * the copied rows wait for the next one published.
+	 * what each had published as the backfill's snapshot sees it (the
+	 * messages of the transactions that snapshot saw are skipped with
+	 * them); with none yet the copied rows wait for the next one.
 	 */
 	if (js.follows)
-		return false;
+	{
+		for (s = 0; s < 2; s++)
+		{
+			int64		w;
+
+			if (mr_stream_join_backfill_watermark(js.b, js.catalog, s, &w) &&
+				(!js.have_max[s] || w > js.max_seen[s]))
+			{
+				js.have_max[s] = true;
+				js.max_seen[s] = w;
+			}
+		}
+		if (!js.have_max[0] || !js.have_max[1])
+			return false;
+		*final_wm = sub_sat(Min(js.max_seen[0], js.max_seen[1]), js.lateness);
+		return true;
+	}
 	for (s = 0; s < 2; s++)
 	{
 		const char *col;

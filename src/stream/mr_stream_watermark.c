@@ -433,6 +433,31 @@ mr_stream_join_message(const MrIjBound *b, const char *prefix, const char *msg, 
 	return mr_ijoin_time_value(b, d, false, w);
 }
 
+/*
+ * A following join's backfill: the watermark the stream whose output is
+ * the join's input on side had published, as the active snapshot (the
+ * backfill's) sees its catalog row; false when it has none.  The messages
+ * of the transactions that snapshot saw are skipped with them.
+ */
+bool
+mr_stream_join_backfill_watermark(const MrIjBound *b, Oid catalog, int side, int64 *w)
+{
+	Relation	catrel = table_open(catalog, AccessShareLock);
+	HeapTuple	tup = stream_of_output(catrel, b->relid[side], GetActiveSnapshot());
+	char	   *t = NULL;
+	char	   *msg;
+	int			sides;
+
+	if (tup != NULL)
+		t = mr_stream_row_text(catrel, tup, Anum_mrs_output_watermark);
+	table_close(catrel, AccessShareLock);
+	if (t == NULL)
+		return false;
+	msg = psprintf("%u %s", b->relid[side], t);
+	return mr_stream_join_message(b, MR_STREAM_WATERMARK_PREFIX, msg, strlen(msg), &sides, w) &&
+		(sides & (1 << side)) != 0;
+}
+
 static char *join_published = NULL;
 
 void

@@ -56,6 +56,8 @@ extern Datum mr_stream_join_watermark_columns(const struct MrIjBound *b, bool *i
 /* publish w (text of the time) for output, when it changed; in the
  * transaction that writes the catalog row's output_watermark */
 extern void mr_stream_join_publish(Oid output, const char *w);
+extern bool mr_stream_join_backfill_watermark(const struct MrIjBound *b, Oid catalog,
+											  int side, int64 *w);
 
 /* ---------- the worker of a MATCH_RECOGNIZE stream ---------- */
 
