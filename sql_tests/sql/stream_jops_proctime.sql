@@ -99,7 +99,7 @@ SELECT count(*) FILTER (WHERE lid = rid) AS same_txn_pairs,
        count(*) FILTER (WHERE lid < 0 AND rid IS NULL) AS left_padded,
        count(*) FILTER (WHERE rid < 0 AND lid IS NULL) AS right_padded FROM jp_full;
 SELECT name, state, last_error, late_rows, null_rows, rows_retained,
-       watermark::timestamptz >= (SELECT max(at) FROM jp_ct) - interval '1 second' AS clock_moved,
+       watermark::timestamptz >= (SELECT max(at) FROM (SELECT at FROM jp_lt UNION ALL SELECT at FROM jp_rt) t) AS clock_moved,
        output_watermark::timestamptz = watermark::timestamptz - interval '40 milliseconds' AS delayed
 FROM match_recognize_streams WHERE name LIKE 'public.jp\_%' ORDER BY name;
 
