@@ -109,6 +109,7 @@
 #include "mr_stream.h"
 #include "mr_stream_levels.h"
 #include "mr_stream_proto.h"
+#include "mr_stream_watermark.h"
 
 #define LS_DECODE_MS	500
 #define LS_IDLE_MS		50
@@ -1823,7 +1824,14 @@ save_row(Relation catrel, HeapTuple tup, bool with_state)
 			if (t)
 			{
 				SETV(Anum_mrs_watermark, CStringGetTextDatum(t));
+				/*
+				 * A fire is decided when its row is released, below the
+				 * watermark: every later fire's row is at or above it.
+				 * Published after this cycle's fires, for a stream over
+				 * ours (mr_stream_watermark.c).
+				 */
 				SETV(Anum_mrs_output_watermark, CStringGetTextDatum(t));
+				mr_stream_join_publish(ls.output, t);
 			}
 			else
 			{

@@ -63,6 +63,7 @@
 #include "utils/builtins.h"
 #include "utils/date.h"
 #include "utils/guc.h"
+#include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_lsn.h"
 #include "utils/rel.h"
@@ -858,6 +859,14 @@ levels_insert_row(LevelsCreate *c, const char *query, Datum lateness, Oid late_t
 	SETV(Anum_mrs_batch_size, Int32GetDatum(batch_size));
 	SETV(Anum_mrs_max_held_wal, Int64GetDatum(0));
 	SETV(Anum_mrs_slot_name, DirectFunctionCall1(namein, CStringGetDatum(c->slot_name)));
+	/* the output watermark bounds the firing row's ORDER BY column */
+	{
+		Datum		col = CStringGetTextDatum(get_attname(c->spec.source, c->spec.time_att, false));
+
+		SETV(Anum_mrs_watermark_columns,
+			 PointerGetDatum(construct_array(&col, 1, TEXTOID, -1, false, TYPALIGN_INT)));
+		SETV(Anum_mrs_follows, BoolGetDatum(false));
+	}
 	SETV(Anum_mrs_created_at, TimestampTzGetDatum(GetCurrentTransactionStartTimestamp()));
 	SETV(Anum_mrs_state, CStringGetTextDatum("starting"));
 	SETV(Anum_mrs_backfilled, BoolGetDatum(false));
