@@ -29,7 +29,11 @@ REGRESS_PREP = check-schedules
 
 # one folder per layer (src/README); every header is included by its name
 SRC_DIRS = core bind runtime scan sql stream
-PG_CPPFLAGS = -DMR_IN_SERVER -I$(srcdir)/src $(addprefix -I$(srcdir)/src/,$(SRC_DIRS))
+PG_CPPFLAGS = -DMR_IN_SERVER -I$(srcdir)/src $(addprefix -I$(srcdir)/src/,$(SRC_DIRS)) \
+	-I$(libpq_srcdir)
+# libpq: src/scan/mr_scan_remote.c sends and reads the remote parts' SQL on
+# postgres_fdw's connections (as contrib modules link it)
+SHLIB_LINK_INTERNAL = $(libpq)
 ifeq ($(WERROR),1)
 # -Wextra, less -Wunused-parameter: PostgreSQL's own headers define inline
 # functions that ignore parameters (lib/ilist.h, storage/bufpage.h, ...),
