@@ -73,6 +73,7 @@
 #include "mr_api.h"
 #include "match_recognize.h"
 #include "mr_scan.h"
+#include "mr_scan_remote.h"
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 
@@ -819,6 +820,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *own_quals;
 	List	   *pathkeys;
 	bool		bound;
+	Query	   *remote_inq;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -870,6 +872,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (inq->hasRowSecurity)
 		root->glob->dependsOnRole = true;
 	own_quals = mr_push_partition_filters(rel, &shape, inq);
+	remote_inq = !bound && mr_remote_candidate(inq) ? copyObject(inq) : NULL;
 	subroot = subquery_planner(root->glob, inq, root, false, 0.0);
 	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
 	total = final_rel->cheapest_total_path;
@@ -902,12 +905,16 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (startup != NULL && startup != total)
 		add_path(rel, (Path *) mr_make_path(root, rel, &shape, &call,
 											subroot, startup, out_tuples, pathkeys));
+	if (remote_inq != NULL)		/* partitions on other servers: mr_scan_remote.c */
+		mr_remote_add_path(root, rel, call.rtfunc, call.text, call.params,
+						   remote_inq, subroot, total);
 }
 
 void
 mr_scan_init(void)
 {
 	RegisterCustomScanMethods(&mr_scan_plan_methods);
+	mr_remote_init();
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = mr_set_rel_pathlist;
 }
