@@ -149,6 +149,28 @@ SELECT count(*) FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDE
 SELECT * FROM sf_cmp('%s MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
   MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)', 'k int, n bigint');
 
+-- other nodes of the plan on the same servers (an ordinary foreign scan
+-- rescanned per row, the node itself on both sides of a nested loop): no
+-- command of ours is left in flight on their connections between rows
+CREATE VIEW sf_v AS SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES FIRST(A.ts) AS s, count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
+  AS r(k int, s int, n bigint);
+CREATE VIEW sf_va AS SELECT * FROM match_recognize('sf_all MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES FIRST(A.ts) AS s, count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
+  AS r(k int, s int, n bigint);
+SELECT count(*) FROM sf_v WHERE EXISTS (SELECT 1 FROM sf_ev_1 f WHERE f.ts = sf_v.s AND f.k = sf_v.k OFFSET 0);
+SELECT count(*) FROM sf_va WHERE EXISTS (SELECT 1 FROM sf_ev_1 f WHERE f.ts = sf_va.s AND f.k = sf_va.k OFFSET 0);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sf_v x JOIN sf_v y USING (k, s);
+SELECT count(*) FROM sf_v x JOIN sf_v y USING (k, s);
+SELECT count(*) FROM sf_va x JOIN sf_va y USING (k, s);
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+DROP VIEW sf_v, sf_va;
+
 -- PARTITION BY without the partition key: today's plan, rows fetched
 EXPLAIN (COSTS OFF)
 SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (ORDER BY k, ts

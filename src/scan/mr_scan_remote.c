@@ -80,9 +80,13 @@
  * while the coordinator consumes.  Batches are postgres_fdw's fetch_size
  * (foreign table, else server option, else 100).  Parts on one connection
  * (same server and user mapping) take turns: one command in flight per
- * connection.  A statement that reads the same server through an ordinary
- * foreign scan in the same plan may find the connection busy (postgres_fdw
- * then fails with "another command is already in progress").
+ * connection.  When another node of the plan may use a part's server (an
+ * ordinary foreign scan, another node of ours, a foreign table being
+ * modified: mr_plan_uses_server, at executor start), that part's command
+ * in flight is waited for before each row leaves the node, so the other
+ * node always finds the connection idle (those parts still start with the
+ * others, but fetch ahead only while the node runs).  A postgres_fdw async
+ * scan's pending request is completed before we send (as postgres_fdw does).
  *
  * Rows: text from the remote, converted by the local types' input functions
  * in the per-tuple context.  PGresults are malloc'd by libpq: a reset
@@ -197,6 +201,7 @@ typedef struct MrRemotePart
 	MrFdwConnState *cstate;
 	unsigned int cursor;
 	char	   *cmd;			/* the command in flight (for errors) */
+	bool		shared;			/* another node of the plan may use the server */
 	bool		declared;
 	bool		in_flight;
 	bool		more;			/* the cursor may have more rows */
@@ -802,6 +807,78 @@ mr_remote_free_results(void *arg)
 	}
 }
 
+/*
+ * Does a node of the plan other than self use the server (an ordinary
+ * foreign scan, another node of ours, a foreign table being modified)?
+ * Then that node may issue commands on postgres_fdw's connection while we
+ * return rows, and no command of ours may be left in flight then.
+ */
+static bool
+mr_plan_uses_server(Plan *plan, Oid serverid, Plan *self)
+{
+	ListCell   *lc;
+	List	   *children = NIL;
+
+	if (plan == NULL)
+		return false;
+	check_stack_depth();
+	switch (nodeTag(plan))
+	{
+		case T_ForeignScan:
+			if (((ForeignScan *) plan)->fs_server == serverid)
+				return true;
+			break;
+		case T_CustomScan:
+			if (((CustomScan *) plan)->methods == &mr_remote_plan_methods && plan != self)
+				foreach(lc, (List *) list_nth(((CustomScan *) plan)->custom_private,
+											  MR_REMOTE_PRIVATE_PARTS))
+					if ((Oid) intVal(linitial((List *) lfirst(lc))) == serverid)
+						return true;
+			children = ((CustomScan *) plan)->custom_plans;
+			break;
+		case T_ModifyTable:
+			foreach(lc, ((ModifyTable *) plan)->fdwPrivLists)
+				if (lfirst(lc) != NIL)
+					return true;
+			break;
+		case T_Append:
+			children = ((Append *) plan)->appendplans;
+			break;
+		case T_MergeAppend:
+			children = ((MergeAppend *) plan)->mergeplans;
+			break;
+		case T_SubqueryScan:
+			children = list_make1(((SubqueryScan *) plan)->subplan);
+			break;
+		case T_BitmapAnd:
+			children = ((BitmapAnd *) plan)->bitmapplans;
+			break;
+		case T_BitmapOr:
+			children = ((BitmapOr *) plan)->bitmapplans;
+			break;
+		default:
+			break;
+	}
+	foreach(lc, children)
+		if (mr_plan_uses_server((Plan *) lfirst(lc), serverid, self))
+			return true;
+	return mr_plan_uses_server(plan->lefttree, serverid, self) ||
+		mr_plan_uses_server(plan->righttree, serverid, self);
+}
+
+static bool
+mr_stmt_uses_server(PlannedStmt *stmt, Oid serverid, Plan *self)
+{
+	ListCell   *lc;
+
+	if (mr_plan_uses_server(stmt->planTree, serverid, self))
+		return true;
+	foreach(lc, stmt->subplans)
+		if (mr_plan_uses_server((Plan *) lfirst(lc), serverid, self))
+			return true;
+	return false;
+}
+
 static void
 mr_remote_begin(CustomScanState *node, EState *estate, int eflags)
 {
@@ -822,7 +899,11 @@ mr_remote_begin(CustomScanState *node, EState *estate, int eflags)
 		st->param_types = lappend_oid(st->param_types, exprType((Node *) e));
 	}
 	for (i = 0; i < st->nparts; i++)
+	{
 		st->parts[i].servername = GetForeignServer(st->parts[i].serverid)->servername;
+		st->parts[i].shared = mr_stmt_uses_server(estate->es_plannedstmt,
+												  st->parts[i].serverid, node->ss.ps.plan);
+	}
 	st->natts = desc->natts;
 	st->infuncs = palloc(sizeof(FmgrInfo) * Max(st->natts, 1));
 	st->ioparams = palloc(sizeof(Oid) * Max(st->natts, 1));
@@ -1073,9 +1154,9 @@ mr_remote_poll(MrRemoteState *st, MrRemotePart *p)
 	return false;
 }
 
-/* wait until a remote socket is readable (or an interrupt) */
+/* wait until a remote socket (of a shared part, if asked) is readable, or an interrupt */
 static void
-mr_remote_wait(MrRemoteState *st)
+mr_remote_wait(MrRemoteState *st, bool shared_only)
 {
 	WaitEventSet *set = CreateWaitEventSet(CurrentMemoryContext, st->nparts + 2);
 	WaitEvent	ev;
@@ -1085,7 +1166,7 @@ mr_remote_wait(MrRemoteState *st)
 	AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
 	AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
 	for (i = 0; i < st->nparts; i++)
-		if (st->parts[i].in_flight)
+		if (st->parts[i].in_flight && (st->parts[i].shared || !shared_only))
 			AddWaitEventToSet(set, WL_SOCKET_READABLE, PQsocket(st->parts[i].conn), NULL, NULL);
 	(void) WaitEventSetWait(set, -1L, &ev, 1, PG_WAIT_EXTENSION);
 	FreeWaitEventSet(set);
@@ -1142,6 +1223,29 @@ mr_remote_ready_row(MrRemoteState *st)
 	return NULL;
 }
 
+/*
+ * Before a row leaves the node: wait for the commands in flight on
+ * connections another node of the plan may use (their batches are kept).
+ */
+static TupleTableSlot *
+mr_remote_settle(MrRemoteState *st, TupleTableSlot *slot)
+{
+	int			i;
+
+	for (;;)
+	{
+		bool		waiting = false;
+
+		for (i = 0; i < st->nparts; i++)
+			if (st->parts[i].shared && st->parts[i].in_flight &&
+				!mr_remote_poll(st, &st->parts[i]))
+				waiting = true;
+		if (!waiting)
+			return slot;
+		mr_remote_wait(st, true);
+	}
+}
+
 static TupleTableSlot *
 mr_remote_next(ScanState *ss)
 {
@@ -1159,7 +1263,7 @@ mr_remote_next(ScanState *ss)
 
 		CHECK_FOR_INTERRUPTS();
 		if ((r = mr_remote_ready_row(st)) != NULL)
-			return r;
+			return mr_remote_settle(st, r);
 		for (i = 0; i < st->nparts; i++)
 			if (st->parts[i].in_flight)
 			{
@@ -1190,11 +1294,11 @@ mr_remote_next(ScanState *ss)
 				slot->tts_values[i] = cs->tts_values[i];
 				slot->tts_isnull[i] = cs->tts_isnull[i];
 			}
-			return ExecStoreVirtualTuple(slot);
+			return mr_remote_settle(st, ExecStoreVirtualTuple(slot));
 		}
 		if (!waiting)
 			return ExecClearTuple(slot);
-		mr_remote_wait(st);
+		mr_remote_wait(st, false);
 	}
 }
 
