@@ -872,7 +872,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (inq->hasRowSecurity)
 		root->glob->dependsOnRole = true;
 	own_quals = mr_push_partition_filters(rel, &shape, inq);
-	remote_inq = !bound && mr_remote_candidate(inq) ? copyObject(inq) : NULL;
+	remote_inq = mr_remote_candidate(inq) ? copyObject(inq) : NULL;
 	subroot = subquery_planner(root->glob, inq, root, false, 0.0);
 	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
 	total = final_rel->cheapest_total_path;
@@ -907,7 +907,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 											subroot, startup, out_tuples, pathkeys));
 	if (remote_inq != NULL)		/* partitions on other servers: mr_scan_remote.c */
 		mr_remote_add_path(root, rel, call.rtfunc, call.text, call.params,
-						   remote_inq, subroot, total);
+						   bound ? call.bound->parts : NIL, remote_inq, subroot, total);
 }
 
 void

@@ -16,8 +16,10 @@
  * subqueries (they read this server's tables), MATCH_LEVELS.
  *
  * Planning.  mr_scan_path.c calls mr_remote_add_path() after it has added
- * the ordinary MatchRecognize paths of a text call whose ordered input is a
- * plain read of one partitioned table (mr_remote_candidate).  The partitions
+ * the ordinary MatchRecognize paths of a call (a text call, or a view's
+ * bound call, whose parts are replayed: no name is resolved again here)
+ * whose ordered input is a plain read of one partitioned table
+ * (mr_remote_candidate).  The partitions
  * are the live ones of the ordinary input's planned parent rel (partition
  * pruning by the pushed PARTITION BY filters is reused).  Nothing is offered
  * unless at least one partition is a foreign table of a postgres_fdw server,
@@ -182,6 +184,7 @@ typedef struct MrRemotePath
 	char	   *text;
 	List	   *params;
 	List	   *analyses;
+	bool		rewritten;		/* the analyses went through the rewriter (views) */
 	char	   *coldefs;
 	List	   *remote_parts;	/* custom_private lists, see above */
 	List	   *local_parts;	/* MrLocalPart */
@@ -506,9 +509,12 @@ mr_coldefs(RangeTblFunction *rtfunc)
 	return s.data;
 }
 
-/* bind the clause (again: the caller's bind is gone) for what we check */
+/*
+ * Bind the clause again (the caller's bind is gone) for what we check: a
+ * view's by replaying its parts, so that no name is resolved again.
+ */
 static MrBoundQuery *
-mr_remote_bind(const char *text, List *params)
+mr_remote_bind(const char *text, List *params, List *replay)
 {
 	MrBindOptions opts;
 	MrTextOrigin origin;
@@ -521,13 +527,15 @@ mr_remote_bind(const char *text, List *params)
 		types[i++] = exprType((Node *) lfirst(lc));
 	opts.nparams = list_length(params);
 	opts.paramtypes = types;
+	opts.replay = replay;
+	opts.replay_rewritten = replay != NIL;
 	origin.base = -1;
 	return mr_query_bind(text, strlen(text), &origin, &opts);
 }
 
 void
 mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
-				   const char *text, List *params, Query *inq,
+				   const char *text, List *params, List *replay, Query *inq,
 				   PlannerInfo *subroot, Path *ordinary)
 {
 	RangeTblEntry *rte = linitial_node(RangeTblEntry, inq->rtable);
@@ -556,7 +564,7 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 	if (prel == NULL || prel->part_scheme == NULL || prel->part_rels == NULL ||
 		IS_DUMMY_REL(prel))
 		return;
-	q = mr_remote_bind(text, params);
+	q = mr_remote_bind(text, params, replay);
 	if (mr_query_is_levels(q) || mr_query_has_subqueries(q) || mr_query_uses_input_clock(q))
 		return;
 	iq = mr_query_input_query(q);
@@ -623,6 +631,7 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 	p->text = pstrdup(text);
 	p->params = params;
 	p->analyses = copyObject(mr_query_analyses(q));
+	p->rewritten = replay != NIL;
 	p->coldefs = mr_coldefs(rtfunc);
 	p->remote_parts = remote;
 	p->local_parts = local;
@@ -723,7 +732,7 @@ mr_remote_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		child->custom_exprs = copyObject(p->params);
 		child->custom_private = list_make5(makeString(p->text), makeInteger(-1),
 										   makeInteger(plan_id), copyObject(p->analyses),
-										   makeInteger(0));
+										   makeInteger(p->rewritten ? 1 : 0));
 		child->custom_scan_tlist = copyObject(scan_tlist);
 		child->methods = &mr_scan_plan_methods;
 		children = lappend(children, child);

@@ -24,14 +24,15 @@ extern void mr_remote_init(void);
 extern bool mr_remote_candidate(const Query *inq);
 
 /*
- * Offer the node's path for a text call whose input is a partitioned table,
- * after the ordinary MatchRecognize paths: inq is an unplanned copy of the
- * ordered input query (rewritten, with the pushed filters), subroot the
- * ordinary plan's input, planned (its partition pruning is reused).
+ * Offer the node's path for a call whose input is a partitioned table,
+ * after the ordinary MatchRecognize paths: replay is a bound call's parts
+ * (a view's; NIL for a text call), inq an unplanned copy of the ordered
+ * input query (rewritten, with the pushed filters), subroot the ordinary
+ * plan's input, planned (its partition pruning is reused).
  */
 extern void mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel,
 							   RangeTblFunction *rtfunc, const char *text,
-							   List *params, Query *inq, PlannerInfo *subroot,
-							   Path *ordinary);
+							   List *params, List *replay, Query *inq,
+							   PlannerInfo *subroot, Path *ordinary);
 
 #endif							/* MR_SCAN_REMOTE_H */
