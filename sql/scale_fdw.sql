@@ -171,6 +171,20 @@ RESET enable_mergejoin;
 RESET enable_material;
 DROP VIEW sf_v, sf_va;
 
+-- a view made by match_recognize_create_view: its parts are replayed
+SELECT match_recognize_create_view('sf_view', $$SELECT * FROM sf_ev MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY ts MEASURES FIRST(A.ts) AS s, LAST(B.ts) AS e, count(*) AS n
+  ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)$$);
+EXPLAIN (COSTS OFF) SELECT * FROM sf_view WHERE k IN (5, 6);
+CREATE TEMP TABLE sf_view_want AS SELECT * FROM match_recognize('sf_all MATCH_RECOGNIZE (
+  PARTITION BY k ORDER BY ts MEASURES FIRST(A.ts) AS s, LAST(B.ts) AS e, count(*) AS n
+  ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)') AS r(k int, s int, e int, n bigint);
+SELECT (SELECT count(*) FROM sf_view) AS got, (SELECT count(*) FROM sf_view_want) AS want,
+  (SELECT count(*) FROM (SELECT * FROM sf_view EXCEPT ALL SELECT * FROM sf_view_want) x) AS got_not_want,
+  (SELECT count(*) FROM (SELECT * FROM sf_view_want EXCEPT ALL SELECT * FROM sf_view) x) AS want_not_got;
+DROP VIEW sf_view;
+DROP TABLE sf_view_want;
+
 -- PARTITION BY without the partition key: today's plan, rows fetched
 EXPLAIN (COSTS OFF)
 SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (ORDER BY k, ts
