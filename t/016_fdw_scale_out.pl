@@ -56,6 +56,9 @@ for my $node (@data)
 {
 	$i++;
 	my $m = $i;
+	# on data2 the hash partition's table orders its columns differently
+	# and has one more: the result row must not change
+	my $evh = $i == 1 ? '(k int, ts int, v int)' : '(extra text, v int, ts int, k int)';
 	$node->safe_psql('postgres', qq{
 SET password_encryption = 'scram-sha-256';
 CREATE EXTENSION match_recognize;
@@ -65,7 +68,7 @@ CREATE ROLE carol LOGIN PASSWORD 'carol-pw';
 CREATE SCHEMA far;
 CREATE TABLE far.ev (k int, ts int, v int);
 INSERT INTO far.ev SELECT * FROM ($rows) r WHERE k % 3 = $m;
-CREATE TABLE far.evh (k int, ts int, v int);
+CREATE TABLE far.evh $evh;
 GRANT USAGE ON SCHEMA far TO alice, carol;
 GRANT SELECT ON far.ev, far.evh TO alice, carol;
 });
@@ -168,11 +171,11 @@ for my $t ('ev', 'evh')
 	like($all, qr/^([1-9]\d*)\|\1\|0\|0$/, "$t: ALL ROWS PER MATCH equals the local query ($all)");
 }
 like(mr_explain(mr_sql($one_row, 'ev', $one_cols), extra => ', VERBOSE'),
-	qr/^  Remote SQL: SELECT \* FROM \@extschema\@\.match_recognize\('far\.ev AS ev MATCH_RECOGNIZE/m,
+	qr/^  Remote SQL: SELECT \* FROM \@extschema\@\.match_recognize\('\(SELECT k, ts, v FROM far\.ev\) AS ev MATCH_RECOGNIZE/m,
 	'VERBOSE shows the remote SQL');
 my $analyzed = $coord->safe_psql('postgres',
 	'EXPLAIN (ANALYZE, VERBOSE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' . mr_sql($one_row, 'ev', $one_cols));
-like($analyzed, qr/Remote SQL: SELECT \* FROM public\.match_recognize\('far\.ev AS ev/,
+like($analyzed, qr/Remote SQL: SELECT \* FROM public\.match_recognize\('\(SELECT k, ts, v FROM far\.ev\) AS ev/,
 	'ANALYZE shows the remote schema');
 like($analyzed, qr/Remote Rows: \d+/, 'ANALYZE counts the remote rows');
 

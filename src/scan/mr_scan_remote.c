@@ -27,9 +27,12 @@
  * no foreign column is renamed with column_name, and the table has no row
  * security.  The path has one part per live partition:
  *  - a remote part per foreign partition: the same clause text with its
- *    input replaced by the remote relation (the foreign table's
- *    schema_name/table_name options, else its own names), under the input's
- *    alias, so that qualified references still resolve;
+ *    input replaced by "(SELECT <the table's columns> FROM <remote
+ *    relation>) AS <the input's alias>" (the foreign table's
+ *    schema_name/table_name options, else its own names; the columns by
+ *    name in the local order, as postgres_fdw reads them, so that a remote
+ *    table with its columns in another order or with more columns gives
+ *    the same result row);
  *  - a local part per other partition: the ordinary MatchRecognize node
  *    (mr_scan_plan.c's plan, replaying the same analyses) over that
  *    partition's ordered input, planned here with subquery_planner on a
@@ -378,17 +381,43 @@ mr_option(List *options, const char *name)
 	return NULL;
 }
 
-/* the clause text with its input replaced by "<relname> AS <alias>" */
+/*
+ * The clause text with its input replaced by "(SELECT <columns> FROM
+ * <relname>) AS <alias>": the parent's columns in the parent's order, by
+ * name, as postgres_fdw reads a foreign table (the remote table may order
+ * its columns differently or have more; the result row must not change).
+ */
 static char *
 mr_part_clause(const char *text, const MrClause *clause, const char *relname,
-			   const char *alias)
+			   const char *alias, const char *columns)
 {
 	StringInfoData s;
 
 	initStringInfo(&s);
 	appendBinaryStringInfo(&s, text, clause->input.start);
-	appendStringInfo(&s, "%s AS %s", relname, quote_identifier(alias));
+	appendStringInfo(&s, "(SELECT %s FROM %s) AS %s", columns, relname,
+					 quote_identifier(alias));
 	appendStringInfoString(&s, text + clause->input.end);
+	return s.data;
+}
+
+/* "c1, c2, ..." of the parent's columns, quoted */
+static char *
+mr_column_list(Relation parent)
+{
+	TupleDesc	desc = RelationGetDescr(parent);
+	StringInfoData s;
+	int			i;
+
+	initStringInfo(&s);
+	for (i = 0; i < desc->natts; i++)
+	{
+		if (TupleDescAttr(desc, i)->attisdropped)
+			continue;
+		if (s.len > 0)
+			appendStringInfoString(&s, ", ");
+		appendStringInfoString(&s, quote_identifier(NameStr(TupleDescAttr(desc, i)->attname)));
+	}
 	return s.data;
 }
 
@@ -397,7 +426,8 @@ mr_part_clause(const char *text, const MrClause *clause, const char *relname,
  * be one (then the node is not offered).
  */
 static List *
-mr_remote_part(Oid relid, const char *text, const MrClause *clause, const char *alias)
+mr_remote_part(Oid relid, const char *text, const MrClause *clause, const char *alias,
+			   const char *columns)
 {
 	ForeignTable *ft = GetForeignTable(relid);
 	ForeignServer *server = GetForeignServer(ft->serverid);
@@ -437,7 +467,7 @@ mr_remote_part(Oid relid, const char *text, const MrClause *clause, const char *
 	relname = quote_qualified_identifier(nsp, name);
 	return list_make4(makeInteger((int) ft->serverid), makeInteger(fetch_size),
 					  makeString(relname),
-					  makeString(mr_part_clause(text, clause, relname, alias)));
+					  makeString(mr_part_clause(text, clause, relname, alias, columns)));
 }
 
 /*
@@ -588,7 +618,8 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 		crte = subroot->simple_rte_array[crel->relid];
 		if (crte->relkind == RELKIND_FOREIGN_TABLE)
 		{
-			List	   *part = mr_remote_part(crte->relid, text, mr_query_clause(q), alias);
+			List	   *part = mr_remote_part(crte->relid, text, mr_query_clause(q), alias,
+											  mr_column_list(parent));
 
 			if (part == NIL)
 				ok = false;
