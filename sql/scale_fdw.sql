@@ -185,6 +185,38 @@ SELECT (SELECT count(*) FROM sf_view) AS got, (SELECT count(*) FROM sf_view_want
 DROP VIEW sf_view;
 DROP TABLE sf_view_want;
 
+-- a local partition laid out differently (a dropped column, another
+-- order): its input is mapped by column name
+CREATE TABLE sf_evd (k int, ts int, v int) PARTITION BY LIST (k);
+CREATE TABLE sf_evd_0 (junk int, v int, ts int, k int);
+ALTER TABLE sf_evd_0 DROP COLUMN junk;
+INSERT INTO sf_evd_0 SELECT v, ts, k FROM sf_ev_0;
+ALTER TABLE sf_evd ATTACH PARTITION sf_evd_0 FOR VALUES IN (0, 3, 6, 9, 12);
+CREATE FOREIGN TABLE sf_evd_1 PARTITION OF sf_evd FOR VALUES IN (1, 4, 7, 10)
+  SERVER sf_s1 OPTIONS (table_name 'ev1');
+CREATE TABLE sf_evd_all AS SELECT * FROM sf_evd;
+CREATE FUNCTION sf_cmp_d(clause text, cols text, OUT got bigint, OUT want bigint,
+                         OUT got_not_want bigint, OUT want_not_got bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  a text := format('SELECT * FROM match_recognize(%L) AS r(%s)', format(clause, 'sf_evd'), cols);
+  b text := format('SELECT * FROM match_recognize(%L) AS r(%s)', format(clause, 'sf_evd_all'), cols);
+BEGIN
+  EXECUTE format('SELECT count(*) FROM (%s) x', a) INTO got;
+  EXECUTE format('SELECT count(*) FROM (%s) x', b) INTO want;
+  EXECUTE format('SELECT count(*) FROM (%s EXCEPT ALL %s) x', a, b) INTO got_not_want;
+  EXECUTE format('SELECT count(*) FROM (%s EXCEPT ALL %s) x', b, a) INTO want_not_got;
+END $$;
+EXPLAIN (COSTS OFF, VERBOSE)
+SELECT * FROM match_recognize('sf_evd MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES count(*) AS n ALL ROWS PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
+  AS r(k int, ts int, n bigint, v int);
+SELECT * FROM sf_cmp_d('%s MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES count(*) AS n ALL ROWS PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)',
+  'k int, ts int, n bigint, v int');
+DROP FUNCTION sf_cmp_d(text, text);
+DROP TABLE sf_evd, sf_evd_all;
+
 -- PARTITION BY without the partition key: today's plan, rows fetched
 EXPLAIN (COSTS OFF)
 SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (ORDER BY k, ts
