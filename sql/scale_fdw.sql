@@ -102,6 +102,17 @@ EXPLAIN (COSTS OFF)
 SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
   MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
   AS r(k int, n bigint) WHERE k IN (4, 7);
+-- the filter also reaches the remote input (built-in operators and types)
+EXPLAIN (COSTS OFF, VERBOSE)
+SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
+  AS r(k int, n bigint) WHERE k IN (4, 7, 8) AND k > 1;
+SELECT k, count(*), sum(n) FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
+  AS r(k int, n bigint) WHERE k IN (4, 7, 8) AND k > 1 GROUP BY k ORDER BY k;
+SELECT k, count(*), sum(n) FROM match_recognize('sf_all MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
+  AS r(k int, n bigint) WHERE k IN (4, 7, 8) AND k > 1 GROUP BY k ORDER BY k;
 SELECT k, count(*), sum(n) FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
   MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
   AS r(k int, n bigint) WHERE k IN (4, 7) GROUP BY k ORDER BY k;

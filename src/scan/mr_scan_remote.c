@@ -53,6 +53,9 @@
  *   DECLARE mr_cN NO SCROLL CURSOR FOR
  *     SELECT * FROM <schema>.match_recognize('<part clause>'::text
  *                     [, '<value>'::<type> ...]) AS mr(<result columns>)
+ * (the part clause's input is "(SELECT <columns> FROM <remote relation>
+ * [WHERE <the pushed PARTITION BY filters, when shippable>]) AS <alias>",
+ * see mr_part_clause and mr_unshippable_walker)
  * with the statement parameters as typed literals (written under
  * postgres_fdw's transmission modes) and the result columns as the call's
  * column definition list (types schema-qualified).  <schema> is the
@@ -109,6 +112,7 @@
 
 #include "access/attmap.h"
 #include "access/htup_details.h"
+#include "access/transam.h"
 #include "access/table.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
@@ -137,6 +141,7 @@
 #include "utils/partcache.h"
 #include "utils/rel.h"
 #include "utils/rls.h"
+#include "utils/ruleutils.h"
 #include "utils/wait_event.h"
 
 #include "libpq-fe.h"
@@ -389,16 +394,62 @@ mr_option(List *options, const char *name)
  */
 static char *
 mr_part_clause(const char *text, const MrClause *clause, const char *relname,
-			   const char *alias, const char *columns)
+			   const char *alias, const char *columns, const char *where)
 {
 	StringInfoData s;
 
 	initStringInfo(&s);
 	appendBinaryStringInfo(&s, text, clause->input.start);
-	appendStringInfo(&s, "(SELECT %s FROM %s) AS %s", columns, relname,
+	appendStringInfo(&s, "(SELECT %s FROM %s%s%s) AS %s", columns, relname,
+					 where ? " WHERE " : "", where ? where : "",
 					 quote_identifier(alias));
 	appendStringInfoString(&s, text + clause->input.end);
 	return s.data;
+}
+
+/*
+ * May a filter pushed into the input (PARTITION BY columns only, see
+ * mr_scan_path.c) run on the remote as deparsed here?  Only built-in
+ * operators over columns and constants of built-in, non-collatable types:
+ * they mean the same there under postgres_fdw's session settings.  The
+ * filter stays on the node as well; shipping it only spares the remote
+ * the partitions nobody asked for.  Returns true when NOT shippable.
+ */
+static bool
+mr_unshippable_walker(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			{
+				Var		   *v = (Var *) node;
+
+				return v->varno != 1 || v->varlevelsup != 0 || v->varattno <= 0 ||
+					v->vartype >= FirstGenbkiObjectId || OidIsValid(v->varcollid);
+			}
+		case T_Const:
+			return ((Const *) node)->consttype >= FirstGenbkiObjectId ||
+				OidIsValid(((Const *) node)->constcollid);
+		case T_OpExpr:
+			if (((OpExpr *) node)->opno >= FirstGenbkiObjectId ||
+				OidIsValid(((OpExpr *) node)->inputcollid))
+				return true;
+			break;
+		case T_ScalarArrayOpExpr:
+			if (((ScalarArrayOpExpr *) node)->opno >= FirstGenbkiObjectId ||
+				OidIsValid(((ScalarArrayOpExpr *) node)->inputcollid))
+				return true;
+			break;
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_List:
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, mr_unshippable_walker, context);
 }
 
 /* "c1, c2, ..." of the parent's columns, quoted */
@@ -427,7 +478,7 @@ mr_column_list(Relation parent)
  */
 static List *
 mr_remote_part(Oid relid, const char *text, const MrClause *clause, const char *alias,
-			   const char *columns)
+			   const char *columns, const char *where)
 {
 	ForeignTable *ft = GetForeignTable(relid);
 	ForeignServer *server = GetForeignServer(ft->serverid);
@@ -467,7 +518,7 @@ mr_remote_part(Oid relid, const char *text, const MrClause *clause, const char *
 	relname = quote_qualified_identifier(nsp, name);
 	return list_make4(makeInteger((int) ft->serverid), makeInteger(fetch_size),
 					  makeString(relname),
-					  makeString(mr_part_clause(text, clause, relname, alias, columns)));
+					  makeString(mr_part_clause(text, clause, relname, alias, columns, where)));
 }
 
 /*
@@ -581,6 +632,7 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 	List	   *local = NIL;
 	List	   *lock_rels = list_make1_oid(parent_oid);
 	const char *alias;
+	char	   *where = NULL;	/* the pushed filters, for the remote */
 	double		out_ratio;
 	double		remote_rows = 0;
 	Cost		local_cost = 0;
@@ -604,6 +656,10 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 		return;
 	alias = linitial_node(RangeTblEntry, iq->rtable)->eref->aliasname;
 	npart = mr_query_partition_cols(q, &pcols);
+	if (inq->jointree->quals != NULL &&
+		!mr_unshippable_walker(inq->jointree->quals, NULL))
+		where = deparse_expression(inq->jointree->quals,
+								   deparse_context_for(alias, parent_oid), false, false);
 	parent = table_open(parent_oid, NoLock);
 	if (!mr_key_covered(parent, iq, pcols, npart))
 		ok = false;
@@ -619,7 +675,7 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 		if (crte->relkind == RELKIND_FOREIGN_TABLE)
 		{
 			List	   *part = mr_remote_part(crte->relid, text, mr_query_clause(q), alias,
-											  mr_column_list(parent));
+											  mr_column_list(parent), where);
 
 			if (part == NIL)
 				ok = false;
