@@ -877,6 +877,7 @@ init_cycle(void)
 		elog(ERROR, "SPI_connect failed");
 	mrs_setup(catrel, tup);
 	mrs_deadletter_setup(catrel, tup);
+	mrs_lanes_setup(catrel, tup);	/* workers > 1 (mr_stream_lanes.c) */
 	s->late_type = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_lateness_type, &isnull));
 	mrs_load_state(catrel, tup);
 	mrs_watermark_setup(catrel, tup);
@@ -956,6 +957,7 @@ cycle(void)
 	if (s->stopped)
 		return stopped_cycle();
 	s->cycle_rows = 0;
+	mrs_lanes_check();			/* a lane that exited stops the stream */
 	now = GetCurrentTimestamp();
 	if (mrs_wal_available())
 		mrs_decode();
