@@ -1,5 +1,6 @@
-# Streams with workers => 2 (their partitions matched by two lanes fed by
-# the stream's worker, src/stream/mr_stream_lanes.c) across kills during a
+# Streams with workers => 3 (their partitions matched by the stream's
+# worker and two lanes it feeds, src/stream/mr_stream_lanes.c) across kills
+# during a
 # catch-up: kill -9 of a lane, of the worker (the decoder), of the
 # postmaster, and SIGTERM of a lane (the worker stops with it and starts
 # again, the server stays up).  At the end each output table must equal
@@ -52,13 +53,13 @@ my %queries = (
       MEASURES FIRST(ts) AS t0, LAST(ts) AS t1, COUNT(*) AS n
       PATTERN (x y+ z) DEFINE x AS v < 2, y AS v >= 2, z AS v = 0)},
 );
-# out_<q>: workers => 2; ref_<q>: workers => 1 (never killed on purpose,
+# out_<q>: workers => 3; ref_<q>: workers => 1 (never killed on purpose,
 # but restarted with the server)
 for my $q (sort keys %queries)
 {
 	for my $s ("out_$q", "ref_$q")
 	{
-		my $workers = $s =~ /^out/ ? 2 : 1;
+		my $workers = $s =~ /^out/ ? 3 : 1;
 		$node->safe_psql('postgres', qq{
 SET client_min_messages = warning;
 SELECT match_recognize_create_stream('$s', \$q\$$queries{$q}\$q\$,
@@ -192,7 +193,7 @@ for my $round (0 .. $#what)
 	}
 	else
 	{
-		my $pid = $what[$round] eq 'worker' ? worker_of($s) : (lanes_of($s))[1];
+		my $pid = $what[$round] eq 'worker' ? worker_of($s) : (lanes_of($s))[$round % 2];
 		kill 'KILL', $pid;
 		up();
 	}

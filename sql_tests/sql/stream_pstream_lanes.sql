@@ -1,8 +1,9 @@
 --
--- workers => n: one stream's partitions matched by n processes (lanes) fed
--- by its one worker (src/stream/mr_stream_lanes.c).  The output of a stream
--- with workers => 2 and 3 equals, row for row and _match_id for _match_id,
--- the output of the same stream with workers => 1, and the batch query's;
+-- workers => n: one stream's partitions matched by n processes, its worker
+-- and n - 1 lanes the worker feeds (src/stream/mr_stream_lanes.c).  The
+-- output of a stream with workers => 2 and 3 equals, row for row and
+-- _match_id for _match_id, the output of the same stream with workers => 1,
+-- and the batch query's;
 -- rows come from a backfill and from many transactions, over 11
 -- partitions, with releases, WITHIN expiry and time in patterns spread
 -- over many cycles.  Then alter_stream moves a running stream from 1 to 2
@@ -87,7 +88,7 @@ SELECT match_recognize_create_stream('pl_within', (SELECT q FROM pl_q WHERE name
 SELECT match_recognize_create_stream('pl_within_2', (SELECT q FROM pl_q WHERE name = 'pl_within'), lateness => 3, workers => 2);
 SELECT match_recognize_create_stream('pl_within_3', (SELECT q FROM pl_q WHERE name = 'pl_within'), lateness => 3, workers => 3);
 SELECT match_recognize_wait_stream(name) FROM match_recognize_streams ORDER BY name;
-SELECT pl_lanes(substr(name, 8), CASE WHEN workers > 1 THEN workers ELSE 0 END) FROM match_recognize_streams ORDER BY 1;
+SELECT pl_lanes(substr(name, 8), workers - 1) FROM match_recognize_streams ORDER BY 1;
 
 -- 40 transactions in event-time order (none late), then terminators (a NULL
 -- price: no DEFINE holds, the partitions are decided as batch decides them
@@ -142,7 +143,7 @@ SELECT match_recognize_wait_stream('pl_alt');
 SELECT match_recognize_alter_stream('pl_alt', workers => 2);
 INSERT INTO pl_tick SELECT 's' || (i % 11), i / 11, (abs(hashint4(i)) % 101)::numeric FROM generate_series(1000, 1999) i;
 SELECT match_recognize_wait_stream('pl_alt');
-SELECT pl_lanes('pl_alt', 2);
+SELECT pl_lanes('pl_alt', 1);
 SELECT match_recognize_alter_stream('pl_alt', workers => 1);
 INSERT INTO pl_tick SELECT 's' || (i % 11), i / 11, (abs(hashint4(i)) % 101)::numeric FROM generate_series(2000, 2999) i;
 SELECT match_recognize_wait_stream('pl_alt');

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * mr_stream_lanes.c
  *	  A stream with workers => n (n > 1): its partitions' runs spread over
- *	  n matcher processes (lanes) fed by the one worker that decodes.  This
+ *	  n processes, the worker that decodes and n - 1 lanes it feeds.  This
  *	  file is the worker's side (starting the lanes, the ops it sends them,
  *	  the results it reads back) and the wire format both sides share;
  *	  mr_stream_lane.c is a lane's process.
@@ -14,16 +14,19 @@
  * output, the late rows, the checkpoints and the catalog row in its cycle's
  * transaction.  What moves to the lanes is the matching: the partition runs
  * (MrPartRun: the matcher, DEFINE and MEASURES), the part of a cycle whose
- * cost grows with the query.  Partition p belongs to lane hash(p's key) % n;
- * each lane keeps, for its partitions, the same MrsPart the worker has (key,
- * checkpoint, retained rows) plus the run, and runs the code of
+ * cost grows with the query.  Partition p belongs to process hash(p's key)
+ * % n: 0 is the worker, which matches its share as with workers => 1;
+ * lane k > 0 keeps, for its partitions, the same MrsPart the worker has
+ * (key, checkpoint, retained rows) plus the run, and runs the code of
  * mr_stream_part.c on it unchanged.
  *
- * Where the worker would push rows into a partition's run and settle it
- * (release, backfill), expire it (WITHIN), fire its timers or rebuild it (a
- * restart with time in patterns), it appends an op to that lane's round
- * instead; mrs_parts_sync (mr_stream_part.c) ends the round: every lane gets
- * its ops, runs them in order, and sends back, in order, the output rows
+ * Where the worker would push rows into a lane's partition's run and settle
+ * it (release, backfill), expire it (WITHIN), fire its timers or rebuild it
+ * (a restart with time in patterns), it appends an op to that lane's round
+ * instead.  A release sends the lanes their rounds (mrs_lanes_send) before
+ * the worker runs its own partitions, so that all n match at once;
+ * mrs_parts_sync (mr_stream_part.c) ends the round: every lane gets its
+ * ops, runs them in order, and sends back, in order, the output rows
  * (values and _match_id, made by the lane's emit callback exactly as the
  * worker's would make them) and, for every settle, the run's checkpoint, its
  * first retained row and its next deadline.  The worker applies a settle's
@@ -50,7 +53,8 @@
  *	  after a run was let go;
  *	- a round never deadlocks: a lane reads its whole round before it runs
  *	  an op and sends its results only then; the worker sends every round
- *	  before it reads any result;
+ *	  before it reads any result, and queues no op for a lane between
+ *	  sending its round and reading its results;
  *	- a lane that dies makes the worker fail (its queue detaches, or it is
  *	  found stopped between cycles): the worker exits and the launcher
  *	  starts it again as after any error (backoff, start_failures); a worker
@@ -97,7 +101,8 @@ typedef struct Lane
 	shm_mq_handle *to;
 	shm_mq_handle *from;
 	BackgroundWorkerHandle *handle;
-	StringInfoData ops;			/* this round's ops, not sent yet */
+	StringInfoData ops;			/* this round's ops */
+	bool		sent;			/* ... sent, its results not read yet */
 	bool		clock_sent;		/* ops has the timer clock ... */
 	bool		sent_have;		/* ... these values */
 	int64		sent_clock;
@@ -105,12 +110,14 @@ typedef struct Lane
 } Lane;
 
 static dsm_segment *lane_seg = NULL;
-static Lane *lanes = NULL;
+static Lane *lanes = NULL;		/* lane k (1 .. n - 1) is lanes[k - 1] */
+static int	nremote = 0;		/* n - 1 */
 static int64 queued = 0;		/* bytes of ops in this round */
 static int	reading = -1;		/* the lane whose results are read */
 static StringInfoData results;	/* its results */
 static int	results_pos = 0;
 static MemoryContext lanes_cxt = NULL;
+static MemoryContext out_cxt = NULL;	/* an output row's values, until added */
 
 /* ---------- the wire format ---------- */
 
@@ -240,21 +247,25 @@ mrs_lanes_setup(Relation catrel, HeapTuple tup)
 				 errmsg("a stream with workers > 1 cannot have on_error 'skip'")));
 	lanes_cxt = AllocSetContextCreate(s->cxt, "match_recognize stream lanes",
 									  ALLOCSET_DEFAULT_SIZES);
+	out_cxt = AllocSetContextCreate(lanes_cxt, "match_recognize stream lane output",
+									ALLOCSET_SMALL_SIZES);
 	old = MemoryContextSwitchTo(lanes_cxt);
-	size = MAXALIGN(sizeof(LaneShared)) + (Size) n * 2 * MRS_LANE_QUEUE;
+	nremote = n - 1;
+	size = MAXALIGN(sizeof(LaneShared)) + (Size) nremote * 2 * MRS_LANE_QUEUE;
 	lane_seg = dsm_create(size, 0);
 	dsm_pin_mapping(lane_seg);
 	hdr = dsm_segment_address(lane_seg);
 	hdr->magic = MRS_LANE_MAGIC;
-	hdr->nlanes = n;
+	hdr->nlanes = nremote;
 	hdr->dboid = s->dboid;
 	hdr->owner = s->owner;
 	hdr->id = s->id;
 	strlcpy(hdr->slot_name, s->slot_name, NAMEDATALEN);
-	lanes = palloc0(sizeof(Lane) * n);
+	lanes = palloc0(sizeof(Lane) * nremote);
 	initStringInfo(&results);
-	for (k = 0; k < n; k++)
+	for (k = 0; k < nremote; k++)
 	{
+		int			lane_no = k + 1;
 		char	   *base = (char *) hdr + MAXALIGN(sizeof(LaneShared)) + (Size) k * 2 * MRS_LANE_QUEUE;
 		shm_mq	   *to = shm_mq_create(base, MRS_LANE_QUEUE);
 		shm_mq	   *from = shm_mq_create(base + MRS_LANE_QUEUE, MRS_LANE_QUEUE);
@@ -269,23 +280,23 @@ mrs_lanes_setup(Relation catrel, HeapTuple tup)
 		bgw.bgw_restart_time = BGW_NEVER_RESTART;
 		snprintf(bgw.bgw_library_name, BGW_MAXLEN, "match_recognize");
 		snprintf(bgw.bgw_function_name, BGW_MAXLEN, "mr_stream_lane_main");
-		snprintf(bgw.bgw_name, BGW_MAXLEN, "match_recognize stream %d lane %d", s->id, k);
+		snprintf(bgw.bgw_name, BGW_MAXLEN, "match_recognize stream %d lane %d", s->id, lane_no);
 		snprintf(bgw.bgw_type, BGW_MAXLEN, "match_recognize stream lane");
 		bgw.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(lane_seg));
-		memcpy(bgw.bgw_extra, &k, sizeof(k));
+		memcpy(bgw.bgw_extra, &lane_no, sizeof(lane_no));
 		bgw.bgw_notify_pid = MyProcPid;
 		if (!RegisterDynamicBackgroundWorker(&bgw, &lanes[k].handle))
 			ereport(ERROR,
 					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
-					 errmsg("could not start lane %d of match_recognize stream %d", k, s->id),
-					 errhint("Raise max_worker_processes (workers => %d takes %d background workers).", n, n + 1)));
+					 errmsg("could not start lane %d of match_recognize stream %d", lane_no, s->id),
+					 errhint("Raise max_worker_processes (workers => %d takes %d background workers).", n, n)));
 		lanes[k].to = shm_mq_attach(to, lane_seg, lanes[k].handle);
 		lanes[k].from = shm_mq_attach(from, lane_seg, lanes[k].handle);
 		initStringInfo(&lanes[k].ops);
 		if (WaitForBackgroundWorkerStartup(lanes[k].handle, &pid) != BGWH_STARTED)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("lane %d of match_recognize stream %d did not start", k, s->id)));
+					 errmsg("lane %d of match_recognize stream %d did not start", lane_no, s->id)));
 	}
 	MemoryContextSwitchTo(old);
 	s->nlanes = n;
@@ -299,15 +310,16 @@ mrs_lanes_check(void)
 	int			k;
 	pid_t		pid;
 
-	for (k = 0; k < s->nlanes; k++)
+	for (k = 0; k < nremote && s->nlanes > 0; k++)
 		if (GetBackgroundWorkerPid(lanes[k].handle, &pid) != BGWH_STARTED)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("lane %d of match_recognize stream %d exited", k, s->id)));
+					 errmsg("lane %d of match_recognize stream %d exited", k + 1, s->id)));
 }
 
 /* ---------- ops ---------- */
 
+/* p's process: 0 the worker, k > 0 lane k */
 int
 mrs_lane_of(MrsPart *p)
 {
@@ -351,10 +363,13 @@ static Lane *
 lane_for(MrsPart *p)
 {
 	MrsStream  *s = MyStream;
-	Lane	   *l = &lanes[mrs_lane_of(p)];
+	Lane	   *l = &lanes[mrs_lane_of(p) - 1];
 	StringInfo	b = &l->ops;
 	int			i;
 
+	if (l->sent)
+		elog(ERROR, "an op for lane %d of stream %d after its round was sent",
+			 mrs_lane_of(p), s->id);
 	if (!l->clock_sent || l->sent_have != s->have_timer_clock ||
 		(s->have_timer_clock && l->sent_clock != s->timer_clock))
 	{
@@ -423,23 +438,30 @@ mrs_lanes_full(void)
 	return queued >= MRS_LANES_FULL;
 }
 
-/* end the round: every lane with ops gets them (results: mrs_lanes_result) */
+/* every lane with ops not sent yet gets them; they run them meanwhile */
 void
-mrs_lanes_flush(void)
+mrs_lanes_send(void)
 {
-	MrsStream  *s = MyStream;
 	int			k;
 
-	for (k = 0; k < s->nlanes; k++)
+	for (k = 0; k < nremote; k++)
 	{
 		Lane	   *l = &lanes[k];
 
-		if (l->ops.len == 0)
+		if (l->ops.len == 0 || l->sent)
 			continue;
 		appendStringInfoChar(&l->ops, 'Q');
 		mrs_lane_send(l->to, &l->ops);
+		l->sent = true;
 	}
 	queued = 0;
+}
+
+/* end the round (results: mrs_lanes_result) */
+void
+mrs_lanes_flush(void)
+{
+	mrs_lanes_send();
 	reading = 0;
 	results_pos = 0;
 	resetStringInfo(&results);
@@ -486,19 +508,23 @@ lane_output(void)
 	MrsStream  *s = MyStream;
 	int			n = s->out.ncols - 1;
 	int64		idlen = get_int64(&results, &results_pos);
-	MemoryContext old = MemoryContextSwitchTo(s->cyclecxt);
-	char	   *id = palloc(idlen + 1);
+	MemoryContext old;
+	char	   *id;
 	int			i;
 
+	/* (mrs_outbuf_add copies the values: a backfill is one long cycle) */
+	MemoryContextReset(out_cxt);
+	old = MemoryContextSwitchTo(out_cxt);
+	id = palloc(idlen + 1);
 	get_bytes(&results, &results_pos, id, (int) idlen);
 	id[idlen] = '\0';
 	for (i = 0; i < n; i++)
 		s->outvals[i] = get_datum(&results, &results_pos, &s->outnulls[i]);
+	s->outvals[n] = CStringGetTextDatum(id);
+	s->outnulls[n] = false;
 	MemoryContextSwitchTo(old);
 	if (s->mode == MRS_REDO)
 		return;					/* committed before the restart */
-	s->outvals[n] = CStringGetTextDatum(id);
-	s->outnulls[n] = false;
 	mrs_outbuf_add(&s->out, s->outvals, s->outnulls);
 }
 
@@ -511,12 +537,12 @@ mrs_lanes_result(MrsLaneResult *r)
 {
 	MrsStream  *s = MyStream;
 
-	while (reading >= 0 && reading < s->nlanes)
+	while (reading >= 0 && reading < nremote)
 	{
 		Lane	   *l = &lanes[reading];
 		char		op;
 
-		if (l->ops.len == 0)
+		if (!l->sent)
 		{
 			reading++;
 			continue;
@@ -524,7 +550,7 @@ mrs_lanes_result(MrsLaneResult *r)
 		if (results.len == 0 && !mrs_lane_receive(l->from, &results))
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("lane %d of match_recognize stream %d exited", reading, s->id)));
+					 errmsg("lane %d of match_recognize stream %d exited", reading + 1, s->id)));
 		CHECK_FOR_INTERRUPTS();
 		get_bytes(&results, &results_pos, &op, 1);
 		switch (op)
@@ -539,7 +565,7 @@ mrs_lanes_result(MrsLaneResult *r)
 				lane_output();
 				break;
 			case 'X':
-				lane_error(reading);
+				lane_error(reading + 1);
 				break;
 			case 'Z':
 				{
@@ -554,6 +580,7 @@ mrs_lanes_result(MrsLaneResult *r)
 					if (rows_out + matches_out + timeouts_out > 0)
 						s->catalog_dirty = true;
 					resetStringInfo(&l->ops);
+					l->sent = false;
 					l->clock_sent = false;
 					resetStringInfo(&results);
 					results_pos = 0;
@@ -575,7 +602,7 @@ mrs_lanes_skips(void)
 	int64		n = 0;
 	int			k;
 
-	for (k = 0; k < MyStream->nlanes; k++)
+	for (k = 0; k < nremote; k++)
 		n += lanes[k].skips;
 	return n;
 }
@@ -689,11 +716,11 @@ mrs_lane_attach(dsm_segment *seg, int k, shm_mq_handle **in, shm_mq_handle **out
 	shm_mq	   *to,
 			   *from;
 
-	if (hdr->magic != MRS_LANE_MAGIC || k < 0 || k >= hdr->nlanes)
+	if (hdr->magic != MRS_LANE_MAGIC || k < 1 || k > hdr->nlanes)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("invalid lane segment")));
-	base = (char *) hdr + MAXALIGN(sizeof(LaneShared)) + (Size) k * 2 * MRS_LANE_QUEUE;
+	base = (char *) hdr + MAXALIGN(sizeof(LaneShared)) + (Size) (k - 1) * 2 * MRS_LANE_QUEUE;
 	to = (shm_mq *) base;
 	from = (shm_mq *) (base + MRS_LANE_QUEUE);
 	shm_mq_set_receiver(to, MyProc);

@@ -111,6 +111,13 @@ static partmap_hash *partmap = NULL;
 
 static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
 
+/* workers > 1: is p matched by another process (mr_stream_lanes.c)? */
+static inline bool
+part_remote(MrsPart *p)
+{
+	return MyStream->nlanes > 0 && mrs_lane_of(p) > 0;
+}
+
 /* last emitted match or timeout, to count them (not rows) */
 static MrsPart *last_emit_part = NULL;
 static int64 last_emit_start = -1;
@@ -429,7 +436,7 @@ mrs_deadline_update(MrsPart *p)
 			s->timer_clock = mrs_time_value(s->watermark);
 			s->have_timer_clock = true;
 		}
-		if (p->n > 0 && s->nlanes > 0)
+		if (p->n > 0 && part_remote(p))
 		{
 			mrs_lanes_op(p, 'T', 0);	/* the caller ends the round */
 			return;
@@ -604,7 +611,7 @@ mrs_part_push(MrsPart *p, MrsRow *row)
 {
 	MrPartRun  *run;
 
-	if (MyStream->nlanes > 0)
+	if (part_remote(p))
 	{
 		/* workers > 1: p's lane pushes it (mr_stream_lanes.c) */
 		mrs_lanes_op_push(p, row);
@@ -634,7 +641,7 @@ mrs_part_settle(MrsPart *p)
 	MemoryContext old;
 	bool		idle;
 
-	if (MyStream->nlanes > 0)
+	if (part_remote(p))
 	{
 		/* workers > 1: p's lane settles it, mrs_parts_sync applies that */
 		mrs_lanes_op(p, 'S', 0);
@@ -854,6 +861,7 @@ mrs_release(void)
 				off = 0,
 				i,
 				k;
+	int			pass;
 
 	if (!s->have_max || mrs_pending_count() == 0)
 		return;
@@ -899,26 +907,40 @@ mrs_release(void)
 			sort_full_order(grouped + p->rel_start, p->rel_count);
 	}
 	MemoryContextSwitchTo(old);
-	for (k = 0; k < nparts; k++)
+
+	/*
+	 * workers > 1: first the other processes' partitions, whose ops go to
+	 * them at once, then this process's own while they run theirs
+	 */
+	for (pass = 0; pass < 2; pass++)
 	{
-		MrsPart    *p = parts[k];
-		int64		pushed = 0;
-
-		for (i = 0; i < p->rel_count; i++)
+		if (pass == 1 && s->nlanes == 0)
+			break;
+		for (k = 0; k < nparts; k++)
 		{
-			MrsRow	   *row = grouped[p->rel_start + i];
+			MrsPart    *p = parts[k];
+			int64		pushed = 0;
 
-			/* listed in the dead-letter table (on_error 'skip'): dropped */
-			if (s->dl_n > 0 && mrs_deadletter_listed(row->seq))
-			{
-				mrs_row_unkeep(row);
+			if (s->nlanes > 0 && part_remote(p) != (pass == 0))
 				continue;
+			for (i = 0; i < p->rel_count; i++)
+			{
+				MrsRow	   *row = grouped[p->rel_start + i];
+
+				/* listed in the dead-letter table (on_error 'skip'): dropped */
+				if (s->dl_n > 0 && mrs_deadletter_listed(row->seq))
+				{
+					mrs_row_unkeep(row);
+					continue;
+				}
+				mrs_part_push(p, row);
+				pushed++;
 			}
-			mrs_part_push(p, row);
-			pushed++;
+			if (pushed > 0)
+				mrs_part_settle(p);
 		}
-		if (pushed > 0)
-			mrs_part_settle(p);
+		if (pass == 0 && s->nlanes > 0)
+			mrs_lanes_send();
 	}
 	mrs_parts_sync();
 	s->catalog_dirty = true;
@@ -965,7 +987,7 @@ fire_timers(void)
 	while ((p = mrs_timer_due(now)) != NULL)
 	{
 		CHECK_FOR_INTERRUPTS();
-		if (s->nlanes > 0)
+		if (part_remote(p))
 		{
 			/* its lane fires it; the result sets its next timer */
 			mrs_timer_set(p, PG_INT64_MAX);
@@ -1052,7 +1074,7 @@ mrs_expire(void)
 			continue;
 		}
 		open_from = first_open_row(p, p->expire_from);
-		if (s->nlanes > 0)
+		if (part_remote(p))
 		{
 			/* its lane expires it; out of the heap until the result */
 			mrs_heap_remove(&s->deadlines, p->dl_pos);

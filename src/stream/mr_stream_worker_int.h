@@ -371,7 +371,8 @@ typedef struct MrsStream
 	MrsRow	   *err_row;		/* the row being pushed when an error was raised */
 
 	/* workers > 1 (mr_stream_lanes.c) */
-	int			nlanes;			/* matcher processes; 0: the worker matches */
+	int			nlanes;			/* workers > 1: processes that match (the worker
+								 * too); 0: the worker matches alone */
 	bool		is_lane;		/* this process is a lane (mr_stream_lane.c) */
 	int			lane_no;		/* ... its number */
 } MrsStream;
@@ -477,6 +478,7 @@ extern int	mrs_lane_of(MrsPart *p);
 extern void mrs_lanes_op_push(MrsPart *p, MrsRow *row);
 extern void mrs_lanes_op(MrsPart *p, char op, int64 arg);
 extern bool mrs_lanes_full(void);
+extern void mrs_lanes_send(void);
 extern void mrs_lanes_flush(void);
 extern bool mrs_lanes_result(MrsLaneResult *r);
 extern int64 mrs_lanes_skips(void);
