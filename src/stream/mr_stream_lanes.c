@@ -24,17 +24,22 @@
  * it (release, backfill), expire it (WITHIN), fire its timers or rebuild it
  * (a restart with time in patterns), it appends an op to that lane's round
  * instead.  A release sends the lanes their rounds (mrs_lanes_send) before
- * the worker runs its own partitions, so that all n match at once;
- * mrs_parts_sync (mr_stream_part.c) ends the round: every lane gets its
- * ops, runs them in order, and sends back, in order, the output rows
+ * the worker runs its own partitions, so that all n match at once; while
+ * the worker decodes, it releases every MRS_EARLY_ROWS rows
+ * (mr_stream_worker.c) and reads that round's results only at the next
+ * release, so that the lanes match while it decodes (a catch-up is mostly
+ * decoding).  mrs_parts_sync (mr_stream_part.c) ends the round: every
+ * lane gets its ops, runs them in order, and sends back, in order, the
+ * output rows
  * (values and _match_id, made by the lane's emit callback exactly as the
  * worker's would make them) and, for every settle, the run's checkpoint, its
  * first retained row and its next deadline.  The worker applies a settle's
  * result to its own MrsPart as mrs_part_settle does (trim, timer,
  * checkpoint, deadline heap) and adds the output rows to its output buffer.
  * A round ends before anything reads a partition's state: at the end of a
- * release, of each WITHIN and timer pass, of the backfill and of a rebuild,
- * and whenever the ops queued exceed MRS_LANES_FULL.
+ * release (an early one: at the start of the next), of each WITHIN and
+ * timer pass, of the backfill and of a rebuild, and whenever the ops
+ * queued exceed MRS_LANES_FULL.
  *
  * Invariants:
  *	- the output is the workers => 1 stream's, _match_ids included: every

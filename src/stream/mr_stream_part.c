@@ -847,6 +847,31 @@ take_released(int64 *np)
 	return rel;
 }
 
+/*
+ * workers > 1, while the worker decodes: release what is below the
+ * watermark now and leave the lanes' results for the next release (which
+ * takes them first).  Releasing early changes nothing: the watermark only
+ * grows, a row that arrives below it is late, so every row released later
+ * comes after these in its partition's order; and the settles in between
+ * decide nothing (see the backfill, which settles at any point).
+ */
+static bool release_early = false;
+
+void
+mrs_release_early(void)
+{
+	release_early = true;
+	PG_TRY();
+	{
+		mrs_release();
+	}
+	PG_FINALLY();
+	{
+		release_early = false;
+	}
+	PG_END_TRY();
+}
+
 /* hand every pending row below the watermark to its partition */
 void
 mrs_release(void)
@@ -863,6 +888,8 @@ mrs_release(void)
 				k;
 	int			pass;
 
+	/* the results of an early release's round come first */
+	mrs_parts_sync();
 	if (!s->have_max || mrs_pending_count() == 0)
 		return;
 	old = MemoryContextSwitchTo(s->cyclecxt);
@@ -942,7 +969,8 @@ mrs_release(void)
 		if (pass == 0 && s->nlanes > 0)
 			mrs_lanes_send();
 	}
-	mrs_parts_sync();
+	if (!release_early)
+		mrs_parts_sync();
 	s->catalog_dirty = true;
 }
 

@@ -340,6 +340,7 @@ typedef struct MrsStream
 	bool		failing;		/* the source lost its append-only property */
 	char	   *fail_msg;
 	int64		cycle_rows;		/* rows taken in this cycle */
+	int64		decode_upto_rows;	/* stop decoding at so many (0: no) */
 	bool		cycle_relevant; /* a transaction to process was decoded */
 
 	/* the cycle */
@@ -455,6 +456,7 @@ extern void mrs_part_append(MrsPart *p, MrsRow *row);
 extern void mrs_part_push(MrsPart *p, MrsRow *row);
 extern void mrs_part_settle(MrsPart *p);
 extern void mrs_release(void);
+extern void mrs_release_early(void);
 extern void mrs_expire(void);
 extern void mrs_deadline_update(MrsPart *p);
 extern void mrs_refresh_skips(void);
