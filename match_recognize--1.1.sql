@@ -680,3 +680,108 @@ CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name)
 CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
+
+-- pstream: a stream's partitions spread over several matcher processes
+-- (src/stream/mr_stream_lanes.c): workers => n of create_stream and
+-- alter_stream; 1 (or NULL, a stream created before) is one process
+ALTER TABLE match_recognize_stream
+	ADD COLUMN workers integer DEFAULT 1;
+GRANT SELECT (workers) ON match_recognize_stream TO PUBLIC;
+
+COMMENT ON COLUMN match_recognize_stream.workers IS
+'the processes that match the stream''s partitions (by a hash of the PARTITION BY key), fed by its worker; 1: the worker itself';
+
+DROP FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer, text, text);
+CREATE FUNCTION match_recognize_create_stream(name text, query text, lateness anyelement DEFAULT NULL::text,
+	late_table text DEFAULT NULL, idle_advance boolean DEFAULT false,
+	batch_size integer DEFAULT 100000, max_held_wal text DEFAULT '256MB', on_error text DEFAULT 'stop',
+	workers integer DEFAULT 1)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_create_stream'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_create_stream(text, text, anyelement, text, boolean, integer, text, text, integer) IS
+'creates the output table name and a stream that writes the final matches of query (SELECT * FROM <table> MATCH_RECOGNIZE (...)) to it as rows are committed';
+
+DROP FUNCTION match_recognize_alter_stream(text, integer, text, text, text);
+CREATE FUNCTION match_recognize_alter_stream(name text, batch_size integer DEFAULT NULL,
+	on_error text DEFAULT NULL, max_held_wal text DEFAULT NULL, lateness text DEFAULT NULL,
+	workers integer DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'match_recognize_alter_stream'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION match_recognize_alter_stream(text, integer, text, text, text, integer) IS
+'changes the settings given (NULL: unchanged) of a stream, restarting its worker; a new lateness applies to the source transactions committed after the stream''s last processed one';
+
+CREATE OR REPLACE VIEW match_recognize_streams AS
+SELECT s.name,
+	s.source,
+	s.output,
+	s.owner,
+	CASE WHEN s.state <> 'failed' AND match_recognize_stream_no_worker(s.slot_name) IS NOT NULL
+		THEN 'waiting' ELSE s.state END AS state,
+	CASE WHEN v.visible THEN s.last_error ELSE '<insufficient privilege>' END AS last_error,
+	s.rows_in,
+	s.late_rows,
+	s.null_rows,
+	s.matches_out,
+	s.rows_out,
+	s.skip_degraded,
+	s.rows_pending,
+	s.rows_retained,
+	s.rows_pending + s.rows_retained AS rows_buffered,
+	CASE WHEN v.visible THEN s.watermark END AS watermark,
+	CASE WHEN v.visible THEN s.max_seen END AS max_event_time,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		ELSE GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), p.done)) END::bigint AS lag_bytes,
+	CASE WHEN p.caught_up > pg_catalog.now() - interval '1 second' THEN 0
+		WHEN p.caught_up IS NOT NULL THEN EXTRACT(epoch FROM pg_catalog.now() - p.caught_up)
+		WHEN pg_catalog.pg_current_wal_lsn() > p.done
+		THEN EXTRACT(epoch FROM pg_catalog.now() - COALESCE(s.last_commit_time, s.created_at))
+		ELSE 0 END::double precision AS lag_seconds,
+	a.pid AS worker_pid,
+	s.slot_name,
+	r.wal_status AS slot_wal_status,
+	s.late_table,
+	s.lateness,
+	s.idle_advance,
+	s.created_at,
+	s.updated_at,
+	s.rows_stored,
+	GREATEST(0, pg_catalog.pg_wal_lsn_diff(pg_catalog.pg_current_wal_lsn(), r.restart_lsn))::bigint AS held_wal_bytes,
+	s.max_held_wal,
+	s.checkpoint_lsn,
+	s.checkpointed_at,
+	b.rows AS backfill_rows,
+	b.total AS backfill_total,
+	CASE WHEN v.visible THEN s.query ELSE '<insufficient privilege>' END AS query,
+	s.kind,
+	CASE WHEN v.visible THEN s.output_watermark END AS output_watermark,
+	-- time in patterns
+	s.timers_pending,
+	s.timeouts_out,
+	-- ops4: on_error
+	COALESCE(s.on_error, 'stop') AS on_error,
+	s.error_table,
+	COALESCE(s.error_rows, 0) AS error_rows,
+	-- pstream: the matcher processes (lanes) of a stream with workers > 1
+	COALESCE(s.workers, 1) AS workers,
+	(SELECT pg_catalog.array_agg(l.pid ORDER BY l.application_name)
+		FROM pg_catalog.pg_stat_activity l
+		WHERE l.backend_type = 'match_recognize stream lane'
+			AND l.datname = pg_catalog.current_database()
+			AND l.application_name LIKE 'match_recognize stream ' || s.id || ' lane %') AS lane_pids
+FROM match_recognize_stream s
+-- what the source's rows and the query's constants reveal: to the owner,
+-- superusers and pg_read_all_stats only, as pg_stat_activity shows query
+CROSS JOIN LATERAL (SELECT CASE WHEN NOT EXISTS (SELECT FROM pg_catalog.pg_roles o WHERE o.oid = s.owner)
+		THEN pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE')
+		ELSE pg_catalog.pg_has_role(s.owner, 'USAGE') OR pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE') END AS visible) v
+LEFT JOIN pg_catalog.pg_replication_slots r ON r.slot_name = s.slot_name
+CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name),
+	r.confirmed_flush_lsn, s.last_lsn) AS done,
+	match_recognize_stream_caught_up(s.slot_name) AS caught_up) p
+CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
+LEFT JOIN pg_catalog.pg_stat_activity a
+	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';

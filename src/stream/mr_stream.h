@@ -100,6 +100,7 @@ enum
 	Anum_mrs_on_error,			/* on_error (mr_stream_deadletter.c) */
 	Anum_mrs_error_table,
 	Anum_mrs_error_rows,
+	Anum_mrs_workers,			/* pstream: workers > 1 (mr_stream_lanes.c) */
 	Natts_mrs
 };
 
@@ -165,6 +166,7 @@ extern void mr_stream_launcher_detach(void);
 extern PGDLLEXPORT void mr_stream_launcher_main(Datum arg);
 extern PGDLLEXPORT void mr_stream_worker_main(Datum arg);
 extern PGDLLEXPORT void mr_stream_check_main(Datum arg);
+extern PGDLLEXPORT void mr_stream_lane_main(Datum arg);
 
 /* ---------- mr_stream_sql.c ---------- */
 

@@ -227,6 +227,7 @@ mrs_backfill(void)
 	SPI_cursor_close(portal);
 	if (cur != NULL)
 		mrs_part_settle(cur);
+	mrs_parts_sync();			/* workers > 1: the lanes' last settles */
 	mr_stream_report_backfill(0, 0);
 	mrs_store_unstored();
 	s->backfilled = true;

@@ -1073,6 +1073,7 @@ mrs_rebuild_done(void)
 	for (i = 1; i < s->next_part && i < s->by_id_cap; i++)
 		if (s->by_id[i] != NULL)
 			mrs_deadline_update(s->by_id[i]);
+	mrs_parts_sync();			/* workers > 1: the lanes rebuilt their runs */
 	s->mode = s->redo_upto > s->cp_lsn ? MRS_REDO : MRS_NORMAL;
 }
 

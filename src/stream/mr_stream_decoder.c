@@ -403,7 +403,8 @@ mrs_decode(void)
 	PG_TRY();
 	{
 		while (dec.ctx->reader->EndRecPtr < end_of_wal && !dec.stop &&
-			   s->cycle_rows < s->batch_size)
+			   s->cycle_rows < s->batch_size &&
+			   (s->decode_upto_rows == 0 || s->cycle_rows < s->decode_upto_rows))
 		{
 			XLogRecord *record;
 			char	   *errm = NULL;

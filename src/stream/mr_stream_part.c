@@ -111,6 +111,13 @@ static partmap_hash *partmap = NULL;
 
 static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
 
+/* workers > 1: is p matched by another process (mr_stream_lanes.c)? */
+static inline bool
+part_remote(MrsPart *p)
+{
+	return MyStream->nlanes > 0 && mrs_lane_of(p) > 0;
+}
+
 /* last emitted match or timeout, to count them (not rows) */
 static MrsPart *last_emit_part = NULL;
 static int64 last_emit_start = -1;
@@ -429,6 +436,11 @@ mrs_deadline_update(MrsPart *p)
 			s->timer_clock = mrs_time_value(s->watermark);
 			s->have_timer_clock = true;
 		}
+		if (p->n > 0 && part_remote(p))
+		{
+			mrs_lanes_op(p, 'T', 0);	/* the caller ends the round */
+			return;
+		}
 		if (p->n > 0)
 		{
 			(void) part_run(p);
@@ -597,7 +609,17 @@ part_run(MrsPart *p)
 void
 mrs_part_push(MrsPart *p, MrsRow *row)
 {
-	MrPartRun  *run = part_run(p);
+	MrPartRun  *run;
+
+	if (part_remote(p))
+	{
+		/* workers > 1: p's lane pushes it (mr_stream_lanes.c) */
+		mrs_lanes_op_push(p, row);
+		mrs_part_append(p, row);
+		MyStream->rows_retained++;
+		return;
+	}
+	run = part_run(p);
 
 	if (mr_partrun_rows(run) != p->first + p->n)
 		elog(ERROR, "partition " INT64_FORMAT " of stream %d is out of step with its run",
@@ -619,6 +641,14 @@ mrs_part_settle(MrsPart *p)
 	MemoryContext old;
 	bool		idle;
 
+	if (part_remote(p))
+	{
+		/* workers > 1: p's lane settles it, mrs_parts_sync applies that */
+		mrs_lanes_op(p, 'S', 0);
+		if (mrs_lanes_full())
+			mrs_parts_sync();
+		return;
+	}
 	Assert(p->run != NULL);
 	part_trim(p, mr_partrun_retained_from(p->run));
 	old = MemoryContextSwitchTo(MyStream->rtcxt);
@@ -639,7 +669,64 @@ mrs_refresh_skips(void)
 	MrRuntimeStats st;
 
 	mr_runtime_get_stats(MyStream->rt, &st);
-	MyStream->skip_degraded = MyStream->skip_base + st.skip_degraded;
+	MyStream->skip_degraded = MyStream->skip_base + st.skip_degraded +
+		(MyStream->nlanes > 0 ? mrs_lanes_skips() : 0);
+}
+
+/*
+ * workers > 1: end the lanes' round and apply each settle's result to the
+ * worker's copy of the partition, as mrs_part_settle does with its run's
+ * (mr_stream_lanes.c).  Nothing reads a partition's state between an op
+ * and this.
+ */
+void
+mrs_parts_sync(void)
+{
+	MrsStream  *s = MyStream;
+	MrsLaneResult r;
+
+	if (s->nlanes == 0)
+		return;
+	mrs_lanes_flush();
+	while (mrs_lanes_result(&r))
+	{
+		MrsPart    *p;
+
+		if (r.id < 1 || r.id >= s->by_id_cap || s->by_id[r.id] == NULL)
+			elog(ERROR, "a lane of stream %d settled unknown partition " INT64_FORMAT, s->id, r.id);
+		p = s->by_id[r.id];
+		part_trim(p, r.first);
+		if (s->has_timers)
+			mrs_timer_set(p, r.tm_deadline);
+		p->cp = r.cp;
+		mrs_part_dirty(p);
+		deadline_heap_update(p);
+	}
+}
+
+/* in a lane: the ops that end with a settle (mr_stream_lane.c) */
+static void part_expire(MrsPart *p, int64 open_from);
+
+void
+mrs_part_lane_expire(MrsPart *p, int64 open_from)
+{
+	part_expire(p, open_from);
+	mrs_part_settle(p);
+}
+
+void
+mrs_part_lane_clock(MrsPart *p, int64 now)
+{
+	(void) part_run(p);
+	advance_clock(p, p->run, now);
+	mrs_part_settle(p);
+}
+
+void
+mrs_part_lane_touch(MrsPart *p)
+{
+	(void) part_run(p);
+	mrs_part_settle(p);
 }
 
 /* ---------- release ---------- */
@@ -760,6 +847,31 @@ take_released(int64 *np)
 	return rel;
 }
 
+/*
+ * workers > 1, while the worker decodes: release what is below the
+ * watermark now and leave the lanes' results for the next release (which
+ * takes them first).  Releasing early changes nothing: the watermark only
+ * grows, a row that arrives below it is late, so every row released later
+ * comes after these in its partition's order; and the settles in between
+ * decide nothing (see the backfill, which settles at any point).
+ */
+static bool release_early = false;
+
+void
+mrs_release_early(void)
+{
+	release_early = true;
+	PG_TRY();
+	{
+		mrs_release();
+	}
+	PG_FINALLY();
+	{
+		release_early = false;
+	}
+	PG_END_TRY();
+}
+
 /* hand every pending row below the watermark to its partition */
 void
 mrs_release(void)
@@ -774,7 +886,10 @@ mrs_release(void)
 				off = 0,
 				i,
 				k;
+	int			pass;
 
+	/* the results of an early release's round come first */
+	mrs_parts_sync();
 	if (!s->have_max || mrs_pending_count() == 0)
 		return;
 	old = MemoryContextSwitchTo(s->cyclecxt);
@@ -819,27 +934,43 @@ mrs_release(void)
 			sort_full_order(grouped + p->rel_start, p->rel_count);
 	}
 	MemoryContextSwitchTo(old);
-	for (k = 0; k < nparts; k++)
+
+	/*
+	 * workers > 1: first the other processes' partitions, whose ops go to
+	 * them at once, then this process's own while they run theirs
+	 */
+	for (pass = 0; pass < 2; pass++)
 	{
-		MrsPart    *p = parts[k];
-		int64		pushed = 0;
-
-		for (i = 0; i < p->rel_count; i++)
+		if (pass == 1 && s->nlanes == 0)
+			break;
+		for (k = 0; k < nparts; k++)
 		{
-			MrsRow	   *row = grouped[p->rel_start + i];
+			MrsPart    *p = parts[k];
+			int64		pushed = 0;
 
-			/* listed in the dead-letter table (on_error 'skip'): dropped */
-			if (s->dl_n > 0 && mrs_deadletter_listed(row->seq))
-			{
-				mrs_row_unkeep(row);
+			if (s->nlanes > 0 && part_remote(p) != (pass == 0))
 				continue;
+			for (i = 0; i < p->rel_count; i++)
+			{
+				MrsRow	   *row = grouped[p->rel_start + i];
+
+				/* listed in the dead-letter table (on_error 'skip'): dropped */
+				if (s->dl_n > 0 && mrs_deadletter_listed(row->seq))
+				{
+					mrs_row_unkeep(row);
+					continue;
+				}
+				mrs_part_push(p, row);
+				pushed++;
 			}
-			mrs_part_push(p, row);
-			pushed++;
+			if (pushed > 0)
+				mrs_part_settle(p);
 		}
-		if (pushed > 0)
-			mrs_part_settle(p);
+		if (pass == 0 && s->nlanes > 0)
+			mrs_lanes_send();
 	}
+	if (!release_early)
+		mrs_parts_sync();
 	s->catalog_dirty = true;
 }
 
@@ -879,10 +1010,20 @@ fire_timers(void)
 	MrsStream  *s = MyStream;
 	int64		now = mrs_time_value(s->watermark);
 	MrsPart    *p;
+	int64		queued = 0;
 
 	while ((p = mrs_timer_due(now)) != NULL)
 	{
 		CHECK_FOR_INTERRUPTS();
+		if (part_remote(p))
+		{
+			/* its lane fires it; the result sets its next timer */
+			mrs_timer_set(p, PG_INT64_MAX);
+			mrs_lanes_op(p, 'C', now);
+			queued++;
+			s->catalog_dirty = true;
+			continue;
+		}
 		/* rebuilt at the clock its timers last fired at, then moved on */
 		(void) part_run(p);
 		advance_clock(p, p->run, now);
@@ -891,6 +1032,13 @@ fire_timers(void)
 			elog(ERROR, "partition " INT64_FORMAT " of stream %d still waits for deadline " INT64_FORMAT " after the clock passed it",
 				 p->id, s->id, p->tm_deadline);
 		s->catalog_dirty = true;
+	}
+	if (queued > 0)
+	{
+		mrs_parts_sync();
+		if ((p = mrs_timer_due(now)) != NULL)
+			elog(ERROR, "partition " INT64_FORMAT " of stream %d still waits for deadline " INT64_FORMAT " after the clock passed it",
+				 p->id, s->id, p->tm_deadline);
 	}
 	s->timer_clock = now;
 	s->have_timer_clock = true;
@@ -904,13 +1052,34 @@ fire_timers(void)
  * threads must make its timeout rows before WITHIN drops them) and again
  * after (what WITHIN decided may resume a search that waits again).
  */
+static void
+part_expire(MrsPart *p, int64 open_from)
+{
+	MrsStream  *s = MyStream;
+	RunContext	c;
+	ErrorContextCallback cb;
+	MemoryContext old;
+
+	(void) part_run(p);
+	c.part = p;
+	c.row = NULL;
+	cb.callback = run_error_context;
+	cb.arg = &c;
+	cb.previous = error_context_stack;
+	error_context_stack = &cb;
+	old = MemoryContextSwitchTo(s->rtcxt);
+	(void) mr_partrun_expire_before(p->run, open_from);
+	MemoryContextSwitchTo(old);
+	error_context_stack = cb.previous;
+	p->expire_from = open_from;
+}
+
 void
 mrs_expire(void)
 {
 	MrsStream  *s = MyStream;
 	MrsPart    *p;
-	RunContext	c;
-	ErrorContextCallback cb;
+	int64		queued = 0;
 
 	if (!s->have_max)
 		return;
@@ -921,27 +1090,34 @@ mrs_expire(void)
 	{
 		MrsRow	   *oldest = deadline_row(p);
 		int64		open_from;
-		MemoryContext old;
 
 		CHECK_FOR_INTERRUPTS();
 		if (mrs_key_cmp(FunctionCall2(&s->plus, oldest->key, s->bound), s->watermark) >= 0)
-			break;
+		{
+			if (queued == 0)
+				break;
+			/* workers > 1: the round's results put them back in the heap */
+			mrs_parts_sync();
+			queued = 0;
+			continue;
+		}
 		open_from = first_open_row(p, p->expire_from);
-		(void) part_run(p);
-		c.part = p;
-		c.row = NULL;
-		cb.callback = run_error_context;
-		cb.arg = &c;
-		cb.previous = error_context_stack;
-		error_context_stack = &cb;
-		old = MemoryContextSwitchTo(s->rtcxt);
-		(void) mr_partrun_expire_before(p->run, open_from);
-		MemoryContextSwitchTo(old);
-		error_context_stack = cb.previous;
-		p->expire_from = open_from;
+		if (part_remote(p))
+		{
+			/* its lane expires it; out of the heap until the result */
+			mrs_heap_remove(&s->deadlines, p->dl_pos);
+			p->expire_from = open_from;
+			mrs_lanes_op(p, 'E', open_from);
+			queued++;
+			s->catalog_dirty = true;
+			continue;
+		}
+		part_expire(p, open_from);
 		mrs_part_settle(p);
 		s->catalog_dirty = true;
 	}
+	if (queued > 0)
+		mrs_parts_sync();
 	if (s->has_timers)
 		fire_timers();
 }
@@ -998,6 +1174,12 @@ emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info)
 	else
 		snprintf(idbuf, sizeof(idbuf), INT64_FORMAT ":%s" INT64_FORMAT ":" INT64_FORMAT,
 				 p->id, timeout ? "t" : "", info->match_start, info->row);
+	if (s->is_lane)
+	{
+		/* to the worker, which writes it (mr_stream_lanes.c) */
+		mrs_lanes_emit(values, nulls, n, idbuf);
+		return;
+	}
 	memcpy(s->outvals, values, sizeof(Datum) * n);
 	memcpy(s->outnulls, nulls, sizeof(bool) * n);
 	s->outvals[n] = CStringGetTextDatum(idbuf);

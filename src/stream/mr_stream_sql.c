@@ -487,7 +487,36 @@ typedef struct CreateArgs
 	/* on_error (at the end: see mr_stream_deadletter.c) */
 	bool		skip;
 	Oid			error_rel;
+	/* pstream: matcher processes (at the end: see mr_stream_lanes.c) */
+	int32		workers;
 } CreateArgs;
+
+/*
+ * workers => n: 1 .. MRS_MAX_WORKERS processes match the partitions; more
+ * than one only for a MATCH_RECOGNIZE stream without on_error 'skip'
+ * (mr_stream_lanes.c says why).  kind: NULL, or the stream's kind.
+ */
+#define MRS_MAX_WORKERS 64
+static void
+check_workers(int32 workers, const char *kind, bool skip)
+{
+	if (workers < 1 || workers > MRS_MAX_WORKERS)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("workers must be between 1 and %d", MRS_MAX_WORKERS)));
+	if (workers == 1)
+		return;
+	if (kind != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("workers > 1 is not supported for %s streams", kind),
+				 errdetail("Only the partitions of a MATCH_RECOGNIZE stream are spread over several processes.")));
+	if (skip)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a stream with workers > 1 cannot have on_error 'skip'"),
+				 errhint("Use workers => 1 with on_error 'skip'.")));
+}
 
 static void
 create_args(FunctionCallInfo fcinfo, CreateArgs *a)
@@ -512,6 +541,10 @@ create_args(FunctionCallInfo fcinfo, CreateArgs *a)
 		a->max_held_wal = DatumGetInt64(DirectFunctionCall1(pg_size_bytes, PG_GETARG_DATUM(6)));
 	if (PG_NARGS() > 7 && !PG_ARGISNULL(7))
 		a->skip = on_error_skip(text_to_cstring(PG_GETARG_TEXT_PP(7)));
+	a->workers = 1;
+	if (PG_NARGS() > 8 && !PG_ARGISNULL(8))
+		a->workers = PG_GETARG_INT32(8);
+	check_workers(a->workers, NULL, false);
 }
 
 /* 1a. what the server and the role must allow */
@@ -1198,6 +1231,7 @@ insert_row(CreateArgs *a)
 	if (OidIsValid(a->error_rel))
 		SETV(Anum_mrs_error_table, ObjectIdGetDatum(a->error_rel));
 	SETV(Anum_mrs_error_rows, Int64GetDatum(0));
+	SETV(Anum_mrs_workers, Int32GetDatum(a->workers));
 #undef SETV
 	rel = table_open(a->catalog, RowExclusiveLock);
 	CatalogTupleInsert(rel, heap_form_tuple(RelationGetDescr(rel), values, nulls));
@@ -1218,6 +1252,7 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	/* an interval join: mr_stream_join_sql.c */
 	if (mr_stream_join_wanted(a.query))
 	{
+		check_workers(a.workers, MR_STREAM_KIND_JOIN, false);
 		if (a.skip)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1230,6 +1265,7 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 	/* a MATCH_LEVELS item: mr_stream_levels_sql.c */
 	if (mr_stream_levels_wanted(a.query))
 	{
+		check_workers(a.workers, MR_STREAM_KIND_LEVELS, false);
 		if (a.skip)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -1245,6 +1281,7 @@ match_recognize_create_stream(PG_FUNCTION_ARGS)
 								a.idle_advance, a.batch_size);
 		PG_RETURN_VOID();
 	}
+	check_workers(a.workers, NULL, a.skip);
 	bind_query(&a);
 	follow_source(&a);
 	bind_operators(&a);
@@ -2150,6 +2187,38 @@ alter_skip(StreamRef *r, HeapTuple tup, Datum *values, bool *repl)
  * source transaction committed after the stream's last processed one
  * (alter_lateness).
  */
+/*
+ * alter_stream(workers => n): checked against the stream's kind and its
+ * on_error policy as it will be (policy: -1 unchanged, 0 stop, 1 skip).
+ * The lanes keep nothing durable, so n takes effect when the worker starts
+ * again (mr_stream_lanes.c).
+ */
+static void
+alter_workers(FunctionCallInfo fcinfo, StreamRef *r, HeapTuple tup, int policy,
+			  Datum *values, bool *repl)
+{
+	bool		isnull;
+	Datum		d;
+	int32		workers;
+	char	   *kind = mr_stream_row_text(r->rel, tup, Anum_mrs_kind);
+	char	   *on_error = mr_stream_row_text(r->rel, tup, Anum_mrs_on_error);
+	bool		skip = policy >= 0 ? policy == 1 : (on_error != NULL && strcmp(on_error, "skip") == 0);
+
+	if (PG_NARGS() > 5 && !PG_ARGISNULL(5))
+		workers = PG_GETARG_INT32(5);
+	else
+	{
+		d = mr_stream_row_get(r->rel, tup, Anum_mrs_workers, &isnull);
+		workers = isnull ? 1 : DatumGetInt32(d);
+	}
+	check_workers(workers, kind, skip);
+	if (PG_NARGS() > 5 && !PG_ARGISNULL(5))
+	{
+		values[Anum_mrs_workers - 1] = Int32GetDatum(workers);
+		repl[Anum_mrs_workers - 1] = true;
+	}
+}
+
 Datum
 match_recognize_alter_stream(PG_FUNCTION_ARGS)
 {
@@ -2214,6 +2283,7 @@ match_recognize_alter_stream(PG_FUNCTION_ARGS)
 		}
 		if (policy == 1)
 			alter_skip(&r, tup, values, repl);
+		alter_workers(fcinfo, &r, tup, policy, values, repl);
 		mr_stream_row_update(r.rel, tup, values, nulls, repl);
 	}
 	PG_CATCH();

@@ -877,6 +877,7 @@ init_cycle(void)
 		elog(ERROR, "SPI_connect failed");
 	mrs_setup(catrel, tup);
 	mrs_deadletter_setup(catrel, tup);
+	mrs_lanes_setup(catrel, tup);	/* workers > 1 (mr_stream_lanes.c) */
 	s->late_type = DatumGetObjectId(mr_stream_row_get(catrel, tup, Anum_mrs_lateness_type, &isnull));
 	mrs_load_state(catrel, tup);
 	mrs_watermark_setup(catrel, tup);
@@ -931,6 +932,37 @@ step_due(void)
 	return false;
 }
 
+/*
+ * Step 1 of a cycle.  With workers > 1, the cycle's rows are released
+ * every MRS_EARLY_ROWS rows as they are decoded, so that the lanes match
+ * while the worker decodes (mr_stream_lanes.c); release order, and so the
+ * output, does not depend on where a release falls (mr_stream_part.c).
+ */
+#define MRS_EARLY_ROWS	10000
+#define MRS_DECODE_CYCLE_MS	500
+static void
+decode_and_release(void)
+{
+	MrsStream  *s = MyStream;
+	TimestampTz start = GetCurrentTimestamp();
+
+	for (;;)
+	{
+		bool		early = s->nlanes > 0 && s->mode == MRS_NORMAL && !s->failing;
+
+		s->decode_upto_rows = early ? s->cycle_rows + MRS_EARLY_ROWS : 0;
+		mrs_decode();
+		s->decode_upto_rows = 0;
+		if (!early || s->failing || s->cycle_rows >= s->batch_size ||
+			!mrs_wal_available() || mr_stream_stop_requested() ||
+			TimestampDifferenceExceeds(start, GetCurrentTimestamp(), MRS_DECODE_CYCLE_MS))
+			return;
+		PushActiveSnapshot(GetTransactionSnapshot());
+		mrs_release_early();
+		PopActiveSnapshot();
+	}
+}
+
 static CycleResult
 cycle(void)
 {
@@ -956,9 +988,10 @@ cycle(void)
 	if (s->stopped)
 		return stopped_cycle();
 	s->cycle_rows = 0;
+	mrs_lanes_check();			/* a lane that exited stops the stream */
 	now = GetCurrentTimestamp();
 	if (mrs_wal_available())
-		mrs_decode();
+		decode_and_release();
 	else
 		s->caught_up_at = now;	/* nothing flushed then is unread */
 	/* every transaction up to the checkpoint is in the WAL: all are back */

@@ -24,6 +24,9 @@
  *							expiry, the emit callback
  *	mr_stream_deadletter.c	on_error 'skip': the dead-letter table, the
  *							rows it lists
+ *	mr_stream_lanes.c		workers > 1: the matcher processes (lanes) the
+ *							partitions are spread over, and what goes to
+ *							and comes back from them
  *	mr_stream_output.c		batched inserts into the output and late tables
  *	mr_stream_rows.c		MyStream, rows, source transactions, pending
  *							rows, stored rows to delete
@@ -34,11 +37,12 @@
  *							timers)
  *	mr_stream_spi.c			SPI and SQL-text helpers
  *
- * Shard: the partitions, their rows and the shared runtime are what a
- * later version can split by partition hash over several processes (the
- * decoder, the watermark and the counters stay with one of them); the
- * functions that touch them take no global besides MyStream, and nothing
- * in them depends on another partition.
+ * Shard: the partitions' runs are what a stream with workers > 1 spreads
+ * by partition hash over its lanes (mr_stream_lanes.c; mr_stream_lane.c is
+ * a lane's process, above all of these); the decoder, the watermark, the
+ * rows, the checkpoint and the counters stay with the worker.  The
+ * functions that touch a partition take no global besides MyStream, and
+ * nothing in them depends on another partition.
  *-------------------------------------------------------------------------
  */
 #ifndef MR_STREAM_WORKER_INT_H
@@ -53,7 +57,10 @@
 #include "fmgr.h"
 #include "lib/ilist.h"
 #include "nodes/pg_list.h"
+#include "lib/stringinfo.h"
+#include "storage/dsm.h"
 #include "storage/itemptr.h"
+#include "storage/shm_mq.h"
 #include "utils/hsearch.h"
 #include "utils/relcache.h"
 #include "utils/sortsupport.h"
@@ -150,6 +157,8 @@ typedef struct MrsPart
 	/* time in patterns (mr_stream_timers.c) */
 	int64		tm_pos;			/* in the timer queue, or -1 */
 	int64		tm_deadline;	/* its run's next deadline, or PG_INT64_MAX */
+	/* workers > 1 (mr_stream_lanes.c) */
+	bool		lane_synced;	/* its lane has its checkpoint and rows */
 } MrsPart;
 
 static inline MrsRow *
@@ -331,6 +340,7 @@ typedef struct MrsStream
 	bool		failing;		/* the source lost its append-only property */
 	char	   *fail_msg;
 	int64		cycle_rows;		/* rows taken in this cycle */
+	int64		decode_upto_rows;	/* stop decoding at so many (0: no) */
 	bool		cycle_relevant; /* a transaction to process was decoded */
 
 	/* the cycle */
@@ -360,6 +370,12 @@ typedef struct MrsStream
 	int64	   *dl_seqs;		/* the rows it lists for this slot, sorted */
 	int64		dl_n;
 	MrsRow	   *err_row;		/* the row being pushed when an error was raised */
+
+	/* workers > 1 (mr_stream_lanes.c) */
+	int			nlanes;			/* workers > 1: processes that match (the worker
+								 * too); 0: the worker matches alone */
+	bool		is_lane;		/* this process is a lane (mr_stream_lane.c) */
+	int			lane_no;		/* ... its number */
 } MrsStream;
 
 /*
@@ -440,9 +456,60 @@ extern void mrs_part_append(MrsPart *p, MrsRow *row);
 extern void mrs_part_push(MrsPart *p, MrsRow *row);
 extern void mrs_part_settle(MrsPart *p);
 extern void mrs_release(void);
+extern void mrs_release_early(void);
 extern void mrs_expire(void);
 extern void mrs_deadline_update(MrsPart *p);
 extern void mrs_refresh_skips(void);
+extern void mrs_parts_sync(void);
+extern void mrs_part_lane_expire(MrsPart *p, int64 open_from);
+extern void mrs_part_lane_clock(MrsPart *p, int64 now);
+extern void mrs_part_lane_touch(MrsPart *p);
+
+/* mr_stream_lanes.c */
+typedef struct MrsLaneResult
+{
+	int64		id;				/* the partition settled */
+	MrRuntimeCheckpoint cp;		/* its run's checkpoint */
+	int64		first;			/* its first retained row after the settle */
+	int64		tm_deadline;	/* its run's next deadline */
+} MrsLaneResult;
+
+extern void mrs_lanes_setup(Relation catrel, HeapTuple tup);
+extern void mrs_lanes_check(void);
+extern int	mrs_lane_of(MrsPart *p);
+extern void mrs_lanes_op_push(MrsPart *p, MrsRow *row);
+extern void mrs_lanes_op(MrsPart *p, char op, int64 arg);
+extern bool mrs_lanes_full(void);
+extern void mrs_lanes_send(void);
+extern void mrs_lanes_flush(void);
+extern bool mrs_lanes_result(MrsLaneResult *r);
+extern int64 mrs_lanes_skips(void);
+extern void mrs_lanes_emit(Datum *values, bool *nulls, int n, const char *id);
+
+/* ... the wire, for a lane's process (mr_stream_lane.c) */
+typedef struct MrsLaneInfo
+{
+	Oid			dboid;
+	Oid			owner;
+	int32		id;
+	int			nlanes;
+	char		slot_name[NAMEDATALEN];
+} MrsLaneInfo;
+
+extern void mrs_lane_attach(dsm_segment *seg, int k, shm_mq_handle **in,
+							shm_mq_handle **out, MrsLaneInfo *info);
+extern void mrs_lane_send(shm_mq_handle *mq, StringInfo buf);
+extern bool mrs_lane_receive(shm_mq_handle *mq, StringInfo buf);
+extern void mrs_lane_put_row(StringInfo b, MrsRow *row);
+extern MrsRow *mrs_lane_get_row(StringInfo b, int *pos);
+extern int64 mrs_lane_get_int64(StringInfo b, int *pos);
+extern void mrs_lane_get_bytes(StringInfo b, int *pos, void *p, int n);
+extern Datum mrs_lane_get_datum(StringInfo b, int *pos, bool *isnull);
+extern StringInfo mrs_lane_out(void);
+extern void mrs_lane_put_result(MrsPart *p);
+extern void mrs_lane_put_end(int64 rows_out, int64 matches_out,
+							 int64 timeouts_out, int64 skips);
+extern void mrs_lane_put_error(const ErrorData *e);
 
 /* mr_stream_deadletter.c */
 extern void mrs_deadletter_setup(Relation catrel, HeapTuple tup);

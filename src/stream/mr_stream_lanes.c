@@ -1,0 +1,740 @@
+/*-------------------------------------------------------------------------
+ * mr_stream_lanes.c
+ *	  A stream with workers => n (n > 1): its partitions' runs spread over
+ *	  n processes, the worker that decodes and n - 1 lanes it feeds.  This
+ *	  file is the worker's side (starting the lanes, the ops it sends them,
+ *	  the results it reads back) and the wire format both sides share;
+ *	  mr_stream_lane.c is a lane's process.
+ *
+ * Design
+ * ------
+ * The worker stays what it is with workers => 1: it holds the slot, decodes,
+ * numbers rows and partitions, keeps the watermark, the pending rows, every
+ * partition's retained rows and checkpoint, the counters, and it writes the
+ * output, the late rows, the checkpoints and the catalog row in its cycle's
+ * transaction.  What moves to the lanes is the matching: the partition runs
+ * (MrPartRun: the matcher, DEFINE and MEASURES), the part of a cycle whose
+ * cost grows with the query.  Partition p belongs to process hash(p's key)
+ * % n: 0 is the worker, which matches its share as with workers => 1;
+ * lane k > 0 keeps, for its partitions, the same MrsPart the worker has
+ * (key, checkpoint, retained rows) plus the run, and runs the code of
+ * mr_stream_part.c on it unchanged.
+ *
+ * Where the worker would push rows into a lane's partition's run and settle
+ * it (release, backfill), expire it (WITHIN), fire its timers or rebuild it
+ * (a restart with time in patterns), it appends an op to that lane's round
+ * instead.  A release sends the lanes their rounds (mrs_lanes_send) before
+ * the worker runs its own partitions, so that all n match at once; while
+ * the worker decodes, it releases every MRS_EARLY_ROWS rows
+ * (mr_stream_worker.c) and reads that round's results only at the next
+ * release, so that the lanes match while it decodes (a catch-up is mostly
+ * decoding).  mrs_parts_sync (mr_stream_part.c) ends the round: every
+ * lane gets its ops, runs them in order, and sends back, in order, the
+ * output rows
+ * (values and _match_id, made by the lane's emit callback exactly as the
+ * worker's would make them) and, for every settle, the run's checkpoint, its
+ * first retained row and its next deadline.  The worker applies a settle's
+ * result to its own MrsPart as mrs_part_settle does (trim, timer,
+ * checkpoint, deadline heap) and adds the output rows to its output buffer.
+ * A round ends before anything reads a partition's state: at the end of a
+ * release (an early one: at the start of the next), of each WITHIN and
+ * timer pass, of the backfill and of a rebuild, and whenever the ops
+ * queued exceed MRS_LANES_FULL.
+ *
+ * Invariants:
+ *	- the output is the workers => 1 stream's, _match_ids included: every
+ *	  partition sees the same pushes, expiries and clock advances in the
+ *	  same order with the same arguments (the ops of one partition go to one
+ *	  lane, in order; different partitions are independent), the lane's
+ *	  emit callback builds the same ids from the same partition numbers and
+ *	  row numbers, and the worker numbers both;
+ *	- exactly once is the worker's, unchanged: a lane writes nothing and
+ *	  keeps nothing durable; output, checkpoint and position still commit
+ *	  together in the worker's transaction, so a crash anywhere (a lane, the
+ *	  worker, the server) is the workers => 1 crash: the worker restarts
+ *	  from its checkpoint, starts new lanes, and a partition's first op then
+ *	  gives its lane the partition's checkpoint and retained rows (op 'I',
+ *	  p->lane_synced), from which the lane rebuilds the run as part_run does
+ *	  after a run was let go;
+ *	- a round never deadlocks: a lane reads its whole round before it runs
+ *	  an op and sends its results only then; the worker sends every round
+ *	  before it reads any result, and queues no op for a lane between
+ *	  sending its round and reading its results;
+ *	- a lane that dies makes the worker fail (its queue detaches, or it is
+ *	  found stopped between cycles): the worker exits and the launcher
+ *	  starts it again as after any error (backoff, start_failures); a worker
+ *	  that dies detaches the queues and every lane exits.  Pause, resume,
+ *	  drop and alter stop the worker, so they stop the lanes.
+ *
+ * Not for interval join and levels streams (their workers are other files)
+ * nor with on_error 'skip' (the row an error was raised on is the lane's):
+ * create_stream and alter_stream refuse workers > 1 for them (0A000).
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "storage/dsm.h"
+#include "storage/proc.h"
+#include "storage/shm_mq.h"
+#include "utils/builtins.h"
+#include "utils/datum.h"
+#include "utils/memutils.h"
+
+#include "mr_stream_worker_int.h"
+
+#define MRS_LANE_QUEUE	(4 * 1024 * 1024)	/* bytes of each queue */
+#define MRS_LANE_CHUNK	(256 * 1024)	/* bytes of a message at most */
+#define MRS_LANES_FULL	(16 * 1024 * 1024)	/* ops queued before a round ends */
+#define MRS_LANE_MAGIC	0x6d726c6e
+
+/* the segment: this header, then per lane its queue in and its queue out */
+typedef struct LaneShared
+{
+	uint32		magic;
+	int			nlanes;
+	Oid			dboid;
+	Oid			owner;
+	int32		id;
+	char		slot_name[NAMEDATALEN];
+} LaneShared;
+
+typedef struct Lane
+{
+	shm_mq_handle *to;
+	shm_mq_handle *from;
+	BackgroundWorkerHandle *handle;
+	StringInfoData ops;			/* this round's ops */
+	bool		sent;			/* ... sent, its results not read yet */
+	bool		clock_sent;		/* ops has the timer clock ... */
+	bool		sent_have;		/* ... these values */
+	int64		sent_clock;
+	int64		skips;			/* its runtime's skip_degraded */
+} Lane;
+
+static dsm_segment *lane_seg = NULL;
+static Lane *lanes = NULL;		/* lane k (1 .. n - 1) is lanes[k - 1] */
+static int	nremote = 0;		/* n - 1 */
+static int64 queued = 0;		/* bytes of ops in this round */
+static int	reading = -1;		/* the lane whose results are read */
+static StringInfoData results;	/* its results */
+static int	results_pos = 0;
+static MemoryContext lanes_cxt = NULL;
+static MemoryContext out_cxt = NULL;	/* an output row's values, until added */
+
+/* ---------- the wire format ---------- */
+
+static void
+put_bytes(StringInfo b, const void *p, int n)
+{
+	appendBinaryStringInfoNT(b, p, n);
+}
+
+static void
+put_int64(StringInfo b, int64 v)
+{
+	put_bytes(b, &v, sizeof(v));
+}
+
+static void
+put_datum(StringInfo b, Datum v, bool isnull, bool byval, int len)
+{
+	Size		sz = datumEstimateSpace(v, isnull, byval, len);
+	char	   *p;
+
+	enlargeStringInfo(b, (int) sz);
+	p = b->data + b->len;
+	datumSerialize(v, isnull, byval, len, &p);
+	b->len = p - b->data;
+}
+
+static void
+get_bytes(StringInfo b, int *pos, void *p, int n)
+{
+	if (*pos + n > b->len)
+		elog(ERROR, "a lane message is truncated");
+	memcpy(p, b->data + *pos, n);
+	*pos += n;
+}
+
+static int64
+get_int64(StringInfo b, int *pos)
+{
+	int64		v;
+
+	get_bytes(b, pos, &v, sizeof(v));
+	return v;
+}
+
+static Datum
+get_datum(StringInfo b, int *pos, bool *isnull)
+{
+	char	   *p = b->data + *pos;
+	Datum		d = datumRestore(&p, isnull);
+
+	*pos = p - b->data;
+	return d;
+}
+
+/* send buf as messages of MRS_LANE_CHUNK bytes at most, the last marked */
+void
+mrs_lane_send(shm_mq_handle *mq, StringInfo buf)
+{
+	int			off = 0;
+
+	for (;;)
+	{
+		int			n = Min(buf->len - off, MRS_LANE_CHUNK);
+		char		flag = off + n >= buf->len ? 'e' : 'c';
+		shm_mq_iovec iov[2];
+
+		iov[0].data = &flag;
+		iov[0].len = 1;
+		iov[1].data = buf->data + off;
+		iov[1].len = n;
+		if (shm_mq_sendv(mq, iov, 2, false, true) != SHM_MQ_SUCCESS)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("match_recognize stream %d: a process of the stream exited", MyStream->id)));
+		off += n;
+		if (flag == 'e')
+			break;
+	}
+}
+
+/* receive the messages of one buffer into buf; false when the sender left */
+bool
+mrs_lane_receive(shm_mq_handle *mq, StringInfo buf)
+{
+	resetStringInfo(buf);
+	for (;;)
+	{
+		Size		len;
+		void	   *data;
+
+		if (shm_mq_receive(mq, &len, &data, false) != SHM_MQ_SUCCESS)
+			return false;
+		if (len < 1)
+			elog(ERROR, "an empty lane message");
+		appendBinaryStringInfoNT(buf, (char *) data + 1, (int) len - 1);
+		if (*(char *) data == 'e')
+			return true;
+	}
+}
+
+/* ---------- starting the lanes ---------- */
+
+/*
+ * After mrs_setup: with workers => n > 1, make the segment and start the n
+ * lanes, each attached to its two queues (shm_mq then notices a lane that
+ * exits).  The segment lives as long as the worker.
+ */
+void
+mrs_lanes_setup(Relation catrel, HeapTuple tup)
+{
+	MrsStream  *s = MyStream;
+	bool		isnull;
+	Datum		d = mr_stream_row_get(catrel, tup, Anum_mrs_workers, &isnull);
+	int			n = isnull ? 1 : DatumGetInt32(d);
+	Size		size;
+	LaneShared *hdr;
+	MemoryContext old;
+	int			k;
+
+	s->nlanes = 0;
+	if (n <= 1)
+		return;
+	if (s->on_error_skip)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("a stream with workers > 1 cannot have on_error 'skip'")));
+	lanes_cxt = AllocSetContextCreate(s->cxt, "match_recognize stream lanes",
+									  ALLOCSET_DEFAULT_SIZES);
+	out_cxt = AllocSetContextCreate(lanes_cxt, "match_recognize stream lane output",
+									ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(lanes_cxt);
+	nremote = n - 1;
+	size = MAXALIGN(sizeof(LaneShared)) + (Size) nremote * 2 * MRS_LANE_QUEUE;
+	lane_seg = dsm_create(size, 0);
+	dsm_pin_mapping(lane_seg);
+	hdr = dsm_segment_address(lane_seg);
+	hdr->magic = MRS_LANE_MAGIC;
+	hdr->nlanes = nremote;
+	hdr->dboid = s->dboid;
+	hdr->owner = s->owner;
+	hdr->id = s->id;
+	strlcpy(hdr->slot_name, s->slot_name, NAMEDATALEN);
+	lanes = palloc0(sizeof(Lane) * nremote);
+	initStringInfo(&results);
+	for (k = 0; k < nremote; k++)
+	{
+		int			lane_no = k + 1;
+		char	   *base = (char *) hdr + MAXALIGN(sizeof(LaneShared)) + (Size) k * 2 * MRS_LANE_QUEUE;
+		shm_mq	   *to = shm_mq_create(base, MRS_LANE_QUEUE);
+		shm_mq	   *from = shm_mq_create(base + MRS_LANE_QUEUE, MRS_LANE_QUEUE);
+		BackgroundWorker bgw;
+		pid_t		pid;
+
+		shm_mq_set_sender(to, MyProc);
+		shm_mq_set_receiver(from, MyProc);
+		memset(&bgw, 0, sizeof(bgw));
+		bgw.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
+		bgw.bgw_start_time = BgWorkerStart_RecoveryFinished;
+		bgw.bgw_restart_time = BGW_NEVER_RESTART;
+		snprintf(bgw.bgw_library_name, BGW_MAXLEN, "match_recognize");
+		snprintf(bgw.bgw_function_name, BGW_MAXLEN, "mr_stream_lane_main");
+		snprintf(bgw.bgw_name, BGW_MAXLEN, "match_recognize stream %d lane %d", s->id, lane_no);
+		snprintf(bgw.bgw_type, BGW_MAXLEN, "match_recognize stream lane");
+		bgw.bgw_main_arg = UInt32GetDatum(dsm_segment_handle(lane_seg));
+		memcpy(bgw.bgw_extra, &lane_no, sizeof(lane_no));
+		bgw.bgw_notify_pid = MyProcPid;
+		if (!RegisterDynamicBackgroundWorker(&bgw, &lanes[k].handle))
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("could not start lane %d of match_recognize stream %d", lane_no, s->id),
+					 errhint("Raise max_worker_processes (workers => %d takes %d background workers).", n, n)));
+		lanes[k].to = shm_mq_attach(to, lane_seg, lanes[k].handle);
+		lanes[k].from = shm_mq_attach(from, lane_seg, lanes[k].handle);
+		initStringInfo(&lanes[k].ops);
+		if (WaitForBackgroundWorkerStartup(lanes[k].handle, &pid) != BGWH_STARTED)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("lane %d of match_recognize stream %d did not start", lane_no, s->id)));
+	}
+	MemoryContextSwitchTo(old);
+	s->nlanes = n;
+}
+
+/* between cycles: every lane still runs (else the stream starts again) */
+void
+mrs_lanes_check(void)
+{
+	MrsStream  *s = MyStream;
+	int			k;
+	pid_t		pid;
+
+	for (k = 0; k < nremote && s->nlanes > 0; k++)
+		if (GetBackgroundWorkerPid(lanes[k].handle, &pid) != BGWH_STARTED)
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("lane %d of match_recognize stream %d exited", k + 1, s->id)));
+}
+
+/* ---------- ops ---------- */
+
+/* p's process: 0 the worker, k > 0 lane k */
+int
+mrs_lane_of(MrsPart *p)
+{
+	return (int) (p->hash % (uint32) MyStream->nlanes);
+}
+
+void
+mrs_lane_put_row(StringInfo b, MrsRow *row)
+{
+	uint32		len = row->tup->t_len;
+
+	put_int64(b, row->seq);
+	put_bytes(b, &len, sizeof(len));
+	put_bytes(b, row->tup, (int) len);
+}
+
+MrsRow *
+mrs_lane_get_row(StringInfo b, int *pos)
+{
+	int64		seq = get_int64(b, pos);
+	uint32		len;
+	HeapTupleData ht;
+	MrsRow	   *row;
+
+	get_bytes(b, pos, &len, sizeof(len));
+	if (*pos + (int) len > b->len)
+		elog(ERROR, "a lane message is truncated");
+	/* a minimal tuple is a heap tuple without its header's start */
+	ht.t_len = len + MINIMAL_TUPLE_OFFSET;
+	ht.t_data = (HeapTupleHeader) (b->data + *pos - MINIMAL_TUPLE_OFFSET);
+	ItemPointerSetInvalid(&ht.t_self);
+	ht.t_tableOid = InvalidOid;
+	row = mrs_row_from_tuple(&ht);
+	row->seq = seq;
+	*pos += (int) len;
+	return row;
+}
+
+/* the lane of p gets its key, checkpoint and retained rows, once */
+static Lane *
+lane_for(MrsPart *p)
+{
+	MrsStream  *s = MyStream;
+	Lane	   *l = &lanes[mrs_lane_of(p) - 1];
+	StringInfo	b = &l->ops;
+	int			i;
+
+	if (l->sent)
+		elog(ERROR, "an op for lane %d of stream %d after its round was sent",
+			 mrs_lane_of(p), s->id);
+	if (!l->clock_sent || l->sent_have != s->have_timer_clock ||
+		(s->have_timer_clock && l->sent_clock != s->timer_clock))
+	{
+		appendStringInfoChar(b, 'K');
+		appendStringInfoChar(b, s->have_timer_clock ? 1 : 0);
+		put_int64(b, s->timer_clock);
+		l->clock_sent = true;
+		l->sent_have = s->have_timer_clock;
+		l->sent_clock = s->timer_clock;
+	}
+	if (!p->lane_synced)
+	{
+		int32		n = p->n;
+
+		appendStringInfoChar(b, 'I');
+		put_int64(b, p->id);
+		for (i = 0; i < s->npart; i++)
+		{
+			Form_pg_attribute a = TupleDescAttr(s->indesc, s->partcols[i]);
+
+			put_datum(b, p->key[i], p->keynull[i], a->attbyval, a->attlen);
+		}
+		put_bytes(b, &p->cp, sizeof(p->cp));
+		put_int64(b, p->first);
+		put_int64(b, p->expire_from);
+		put_bytes(b, &n, sizeof(n));
+		for (i = 0; i < n; i++)
+			mrs_lane_put_row(b, mrs_part_row(p, i));
+		p->lane_synced = true;
+	}
+	return l;
+}
+
+/* row is pushed into p (before the worker appends it to p's ring) */
+void
+mrs_lanes_op_push(MrsPart *p, MrsRow *row)
+{
+	Lane	   *l = lane_for(p);
+	int			before = l->ops.len;
+
+	appendStringInfoChar(&l->ops, 'P');
+	put_int64(&l->ops, p->id);
+	mrs_lane_put_row(&l->ops, row);
+	queued += l->ops.len - before;
+}
+
+/*
+ * An op on p that ends with a settle: 'S' settle, 'E' expire before row
+ * arg, 'C' advance the clock to arg, 'T' rebuild the run.
+ */
+void
+mrs_lanes_op(MrsPart *p, char op, int64 arg)
+{
+	Lane	   *l = lane_for(p);
+	int			before = l->ops.len;
+
+	appendStringInfoChar(&l->ops, op);
+	put_int64(&l->ops, p->id);
+	put_int64(&l->ops, arg);
+	queued += l->ops.len - before;
+}
+
+bool
+mrs_lanes_full(void)
+{
+	return queued >= MRS_LANES_FULL;
+}
+
+/* every lane with ops not sent yet gets them; they run them meanwhile */
+void
+mrs_lanes_send(void)
+{
+	int			k;
+
+	for (k = 0; k < nremote; k++)
+	{
+		Lane	   *l = &lanes[k];
+
+		if (l->ops.len == 0 || l->sent)
+			continue;
+		appendStringInfoChar(&l->ops, 'Q');
+		mrs_lane_send(l->to, &l->ops);
+		l->sent = true;
+	}
+	queued = 0;
+}
+
+/* end the round (results: mrs_lanes_result) */
+void
+mrs_lanes_flush(void)
+{
+	mrs_lanes_send();
+	reading = 0;
+	results_pos = 0;
+	resetStringInfo(&results);
+}
+
+/* a lane's error, raised here with its SQLSTATE, message and context */
+static void
+lane_error(int k)
+{
+	int			code = (int) get_int64(&results, &results_pos);
+	char	   *parts[3];
+	int			i;
+
+	for (i = 0; i < 3; i++)
+	{
+		int64		len = get_int64(&results, &results_pos);
+
+		parts[i] = NULL;
+		if (len >= 0)
+		{
+			parts[i] = palloc(len + 1);
+			get_bytes(&results, &results_pos, parts[i], (int) len);
+			parts[i][len] = '\0';
+		}
+	}
+	if (parts[2] != NULL)
+		ereport(ERROR,
+				(errcode(code),
+				 errmsg_internal("%s", parts[0] ? parts[0] : "error in a lane"),
+				 parts[1] ? errdetail_internal("%s", parts[1]) : 0,
+				 errcontext("%s", parts[2]),
+				 errcontext("lane %d of match_recognize stream %d", k, MyStream->id)));
+	ereport(ERROR,
+			(errcode(code),
+			 errmsg_internal("%s", parts[0] ? parts[0] : "error in a lane"),
+			 parts[1] ? errdetail_internal("%s", parts[1]) : 0,
+			 errcontext("lane %d of match_recognize stream %d", k, MyStream->id)));
+}
+
+/* an output row of a lane: into the output buffer (not while redoing) */
+static void
+lane_output(void)
+{
+	MrsStream  *s = MyStream;
+	int			n = s->out.ncols - 1;
+	int64		idlen = get_int64(&results, &results_pos);
+	MemoryContext old;
+	char	   *id;
+	int			i;
+
+	/* (mrs_outbuf_add copies the values: a backfill is one long cycle) */
+	MemoryContextReset(out_cxt);
+	old = MemoryContextSwitchTo(out_cxt);
+	id = palloc(idlen + 1);
+	get_bytes(&results, &results_pos, id, (int) idlen);
+	id[idlen] = '\0';
+	for (i = 0; i < n; i++)
+		s->outvals[i] = get_datum(&results, &results_pos, &s->outnulls[i]);
+	s->outvals[n] = CStringGetTextDatum(id);
+	s->outnulls[n] = false;
+	MemoryContextSwitchTo(old);
+	if (s->mode == MRS_REDO)
+		return;					/* committed before the restart */
+	mrs_outbuf_add(&s->out, s->outvals, s->outnulls);
+}
+
+/*
+ * The next settle result of the round, lane after lane, each in op order;
+ * output rows and counters are taken on the way.  False at the round's end.
+ */
+bool
+mrs_lanes_result(MrsLaneResult *r)
+{
+	MrsStream  *s = MyStream;
+
+	while (reading >= 0 && reading < nremote)
+	{
+		Lane	   *l = &lanes[reading];
+		char		op;
+
+		if (!l->sent)
+		{
+			reading++;
+			continue;
+		}
+		if (results.len == 0 && !mrs_lane_receive(l->from, &results))
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("lane %d of match_recognize stream %d exited", reading + 1, s->id)));
+		CHECK_FOR_INTERRUPTS();
+		get_bytes(&results, &results_pos, &op, 1);
+		switch (op)
+		{
+			case 'R':
+				r->id = get_int64(&results, &results_pos);
+				get_bytes(&results, &results_pos, &r->cp, sizeof(r->cp));
+				r->first = get_int64(&results, &results_pos);
+				r->tm_deadline = get_int64(&results, &results_pos);
+				return true;
+			case 'O':
+				lane_output();
+				break;
+			case 'X':
+				lane_error(reading + 1);
+				break;
+			case 'Z':
+				{
+					int64		rows_out = get_int64(&results, &results_pos);
+					int64		matches_out = get_int64(&results, &results_pos);
+					int64		timeouts_out = get_int64(&results, &results_pos);
+
+					l->skips = get_int64(&results, &results_pos);
+					s->rows_out += rows_out;
+					s->matches_out += matches_out;
+					s->timeouts_out += timeouts_out;
+					if (rows_out + matches_out + timeouts_out > 0)
+						s->catalog_dirty = true;
+					resetStringInfo(&l->ops);
+					l->sent = false;
+					l->clock_sent = false;
+					resetStringInfo(&results);
+					results_pos = 0;
+					reading++;
+					break;
+				}
+			default:
+				elog(ERROR, "unknown lane result '%c'", op);
+		}
+	}
+	reading = -1;
+	return false;
+}
+
+/* skip_degraded of the lanes' runtimes (counted since the worker started) */
+int64
+mrs_lanes_skips(void)
+{
+	int64		n = 0;
+	int			k;
+
+	for (k = 0; k < nremote; k++)
+		n += lanes[k].skips;
+	return n;
+}
+
+/* ---------- a lane's side of the wire (mr_stream_lane.c) ---------- */
+
+static StringInfoData lane_out;
+
+StringInfo
+mrs_lane_out(void)
+{
+	if (lane_out.data == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		initStringInfo(&lane_out);
+		MemoryContextSwitchTo(old);
+	}
+	return &lane_out;
+}
+
+/* in a lane: an output row its emit callback made, to the worker */
+void
+mrs_lanes_emit(Datum *values, bool *nulls, int n, const char *id)
+{
+	MrsStream  *s = MyStream;
+	StringInfo	b = mrs_lane_out();
+	int64		len = strlen(id);
+	int			i;
+
+	appendStringInfoChar(b, 'O');
+	put_int64(b, len);
+	put_bytes(b, id, (int) len);
+	for (i = 0; i < n; i++)
+		put_datum(b, values[i], nulls[i], s->out.byvals[i], s->out.lens[i]);
+}
+
+/* in a lane: the result of a settle of p */
+void
+mrs_lane_put_result(MrsPart *p)
+{
+	StringInfo	b = mrs_lane_out();
+
+	appendStringInfoChar(b, 'R');
+	put_int64(b, p->id);
+	put_bytes(b, &p->cp, sizeof(p->cp));
+	put_int64(b, p->first);
+	put_int64(b, p->tm_deadline);
+}
+
+void
+mrs_lane_put_end(int64 rows_out, int64 matches_out, int64 timeouts_out, int64 skips)
+{
+	StringInfo	b = mrs_lane_out();
+
+	appendStringInfoChar(b, 'Z');
+	put_int64(b, rows_out);
+	put_int64(b, matches_out);
+	put_int64(b, timeouts_out);
+	put_int64(b, skips);
+}
+
+static void
+put_text(StringInfo b, const char *t)
+{
+	put_int64(b, t ? (int64) strlen(t) : -1);
+	if (t)
+		put_bytes(b, t, (int) strlen(t));
+}
+
+/* in a lane: an error instead of the round's results */
+void
+mrs_lane_put_error(const ErrorData *e)
+{
+	StringInfo	b = mrs_lane_out();
+
+	resetStringInfo(b);
+	appendStringInfoChar(b, 'X');
+	put_int64(b, e->sqlerrcode);
+	put_text(b, e->message);
+	put_text(b, e->detail);
+	put_text(b, e->context);
+}
+
+/* in a lane: read the ops of p's partition message (op after its code) */
+int64
+mrs_lane_get_int64(StringInfo b, int *pos)
+{
+	return get_int64(b, pos);
+}
+
+void
+mrs_lane_get_bytes(StringInfo b, int *pos, void *p, int n)
+{
+	get_bytes(b, pos, p, n);
+}
+
+Datum
+mrs_lane_get_datum(StringInfo b, int *pos, bool *isnull)
+{
+	return get_datum(b, pos, isnull);
+}
+
+/* in a lane: attach to its queues in the segment */
+void
+mrs_lane_attach(dsm_segment *seg, int k, shm_mq_handle **in, shm_mq_handle **out,
+				MrsLaneInfo *info)
+{
+	LaneShared *hdr = dsm_segment_address(seg);
+	char	   *base;
+	shm_mq	   *to,
+			   *from;
+
+	if (hdr->magic != MRS_LANE_MAGIC || k < 1 || k > hdr->nlanes)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("invalid lane segment")));
+	base = (char *) hdr + MAXALIGN(sizeof(LaneShared)) + (Size) (k - 1) * 2 * MRS_LANE_QUEUE;
+	to = (shm_mq *) base;
+	from = (shm_mq *) (base + MRS_LANE_QUEUE);
+	shm_mq_set_receiver(to, MyProc);
+	shm_mq_set_sender(from, MyProc);
+	*in = shm_mq_attach(to, seg, NULL);
+	*out = shm_mq_attach(from, seg, NULL);
+	info->dboid = hdr->dboid;
+	info->owner = hdr->owner;
+	info->id = hdr->id;
+	info->nlanes = hdr->nlanes;
+	strlcpy(info->slot_name, hdr->slot_name, NAMEDATALEN);
+}
