@@ -169,6 +169,22 @@ SELECT pg_relation_size(reltoastrelid) > 0 AS toasted
 FROM pg_class WHERE relname = 'sp_toast';
 SELECT sp_is_parallel(sp_vshape('sp_toast')), * FROM sp_compare(sp_vshape('sp_toast'));
 
+-- keys equal under a nondeterministic collation ('k1' and 'K1') hash alike:
+-- each partition is still matched by one participant
+CREATE COLLATION sp_ci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE TABLE sp_ci_t (symbol text COLLATE sp_ci, ts int, price int);
+INSERT INTO sp_ci_t
+SELECT CASE WHEN t % 2 = 0 THEN 'K' || s ELSE 'k' || s END, t, 100 + ((s * 7 + t * t * 13) % 11)
+FROM generate_series(1, 30) s, generate_series(1, 100) t;
+ANALYZE sp_ci_t;
+SELECT sp_is_parallel(q), c.* FROM (SELECT $q$SELECT lower(symbol) AS s, n, f FROM match_recognize($$
+    sp_ci_t MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n, FIRST(ts) AS f
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, n bigint, f int)$q$) s(q), sp_compare(q) c;
+
 -- one partition only (one share has no rows), and no rows at all
 CREATE TABLE sp_one AS
 SELECT 'only' AS symbol, (row_number() OVER (ORDER BY symbol COLLATE "C", ts))::int AS ts, price
@@ -368,6 +384,8 @@ DROP TABLE sp_ticker;
 DROP TABLE sp_toast;
 DROP TABLE sp_one;
 DROP TABLE sp_none;
+DROP TABLE sp_ci_t;
+DROP COLLATION sp_ci;
 SELECT CASE WHEN had THEN 'kept' ELSE 'dropped' END AS extension FROM sp_had_ext;
 DO $$ BEGIN
   IF NOT (SELECT had FROM sp_had_ext) THEN DROP EXTENSION match_recognize; END IF;

@@ -41,10 +41,11 @@
  * every share costs a read of the whole input, and the leader's first job
  * under Gather is to collect the workers' rows.  The leader claims like any
  * participant (it usually starts first and takes a share, leaving one worker
- * without), so a share never waits for a worker that did not launch; on
- * this project's 2-core machine 2 shares over 3 processes ran in about 0.6x
- * of the time of 3 shares, whose third read of the input competes for the
- * same 2 cores.  The leader may not simply stay out when workers launched:
+ * without), so a share never waits for a worker that did not launch.  On
+ * this project's 2-core machine (shared, so single timings move a lot) the
+ * V-shape benchmark over 10M rows took 2.2 to 3.0 s with 2 shares against
+ * 3.1 to 3.5 s with 3 shares, whose third read of the input competes for
+ * the same 2 cores.  The leader may not simply stay out when workers launched:
  * under a Parallel Append or a join a worker need not run this node at all,
  * and then only the participants that do run it claim the shares.
  *
