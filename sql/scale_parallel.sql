@@ -199,6 +199,25 @@ SET max_parallel_workers = 0;
 SELECT sp_is_parallel(sp_vshape()), * FROM sp_compare(sp_vshape());
 RESET max_parallel_workers;
 
+-- a plan run a row at a time (a set-returning SQL function called in the
+-- target list) runs Gather without parallel mode: no DSM, so the node makes
+-- one pass over all rows
+CREATE FUNCTION sp_lazy() RETURNS SETOF text LANGUAGE sql AS $f$
+SELECT concat_ws(',', symbol, f, n, mno) FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES FIRST(ts) AS f, count(*) AS n, MATCH_NUMBER() AS mno
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, f int, n bigint, mno bigint) $f$;
+SELECT sp_is_parallel($q$SELECT concat_ws(',', symbol, f, n, mno) FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES FIRST(ts) AS f, count(*) AS n, MATCH_NUMBER() AS mno
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, f int, n bigint, mno bigint)$q$);
+SELECT * FROM sp_compare('SELECT sp_lazy() AS r');
+DROP FUNCTION sp_lazy();
+
 -- workers only (the leader gathers), and one worker with the leader
 SET parallel_leader_participation = off;
 SELECT sp_is_parallel(sp_vshape()), * FROM sp_compare(sp_vshape());
