@@ -158,6 +158,20 @@ SELECT sp_is_parallel(q), c.* FROM (SELECT $q$SELECT * FROM match_recognize($$
     DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
   ) $$) AS m(k int, symbol text, f int, n bigint, mno bigint)$q$) s(q), sp_compare(q) c;
 
+-- keys hashed as bits (integers, bool, timestamps: equal values are
+-- identical), negative and NULL ones too
+SELECT sp_is_parallel(q), c.* FROM (SELECT $q$SELECT * FROM match_recognize($$
+    (SELECT (length(symbol) * 1000000000000 - ts % 7 * 3000000000)::int8 AS k,
+            ts % 2 = 0 AS b, timestamp '2020-01-01' + (ts % 3) * interval '1 day' AS d,
+            ts, price FROM sp_ticker
+     UNION ALL SELECT NULL, NULL, NULL, ts, price FROM sp_ticker WHERE ts % 5 = 0) AS s
+    MATCH_RECOGNIZE (
+    PARTITION BY k, b, d ORDER BY ts, price
+    MEASURES FIRST(ts) AS f, count(*) AS n, MATCH_NUMBER() AS mno
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(k int8, b bool, d timestamp, f int, n bigint, mno bigint)$q$) s(q), sp_compare(q) c;
+
 -- text keys stored out of line (TOAST)
 CREATE TABLE sp_toast (symbol text, ts int, price int);
 ALTER TABLE sp_toast ALTER COLUMN symbol SET STORAGE EXTERNAL;

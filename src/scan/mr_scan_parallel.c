@@ -152,6 +152,8 @@ struct MrParState
 	int		   *hash_cols;
 	Oid		   *hash_colls;
 	FmgrInfo   *hash_fns;
+	bool	   *hash_bits;		/* equal values are equal Datums: hash those */
+	bool		hash_calls;		/* some key calls its hash function */
 	MemoryContext hashcxt;		/* per row */
 
 	MrParShared *shared;		/* NULL: not under a parallel Gather */
@@ -396,6 +398,30 @@ mr_scan_parallel_add_path(PlannerInfo *root, RelOptInfo *rel,
 
 /* ---------- executor ---------- */
 
+/*
+ * Types whose equal values are identical Datums (by value, equality is
+ * identity): their keys are hashed as bits, sparing a function call per
+ * row; the hash only has to agree with the partition's equality.
+ */
+static bool
+mr_par_equal_is_identical(Oid type)
+{
+	switch (type)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case BOOLOID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
 MrParState *
 mr_par_begin(List *info, PlanState *input, EState *estate)
 {
@@ -428,6 +454,7 @@ mr_par_begin(List *info, PlanState *input, EState *estate)
 	ps->hash_cols = palloc(sizeof(int) * Max(ps->nhash, 1));
 	ps->hash_colls = palloc(sizeof(Oid) * Max(ps->nhash, 1));
 	ps->hash_fns = palloc0(sizeof(FmgrInfo) * Max(ps->nhash, 1));
+	ps->hash_bits = palloc0(sizeof(bool) * Max(ps->nhash, 1));
 	for (i = 0; i < ps->nhash; i++)
 	{
 		int			col = list_nth_int(hcols, i);
@@ -446,6 +473,9 @@ mr_par_begin(List *info, PlanState *input, EState *estate)
 		ps->hash_cols[i] = col;
 		ps->hash_colls[i] = list_nth_oid(hcolls, i);
 		fmgr_info_copy(&ps->hash_fns[i], &tce->hash_proc_finfo, CurrentMemoryContext);
+		ps->hash_bits[i] = mr_par_equal_is_identical(type);
+		if (!ps->hash_bits[i])
+			ps->hash_calls = true;
 	}
 	ps->sorted = MakeSingleTupleTableSlot(ps->input_desc, &TTSOpsMinimalTuple);
 	ps->parcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize share",
@@ -462,20 +492,29 @@ mr_par_share_of(MrParState *ps, TupleTableSlot *slot)
 {
 	uint32		h = 0;
 	int			i;
-	MemoryContext old = MemoryContextSwitchTo(ps->hashcxt);
+	MemoryContext old = CurrentMemoryContext;
 
+	if (ps->hash_calls)
+		MemoryContextSwitchTo(ps->hashcxt);
 	for (i = 0; i < ps->nhash; i++)
 	{
 		bool		isnull;
 		Datum		d = slot_getattr(slot, ps->hash_cols[i] + 1, &isnull);
 		uint32		k = 0;
 
-		if (!isnull)
+		if (isnull)
+			k = 0;
+		else if (ps->hash_bits[i])
+			k = murmurhash32((uint32) d ^ (uint32) ((uint64) d >> 32));
+		else
 			k = DatumGetUInt32(FunctionCall1Coll(&ps->hash_fns[i], ps->hash_colls[i], d));
 		h = hash_combine(h, k);
 	}
-	MemoryContextSwitchTo(old);
-	MemoryContextReset(ps->hashcxt);
+	if (ps->hash_calls)
+	{
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(ps->hashcxt);
+	}
 	return h % (uint32) ps->nshares;
 }
 
