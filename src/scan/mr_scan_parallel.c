@@ -5,8 +5,9 @@
  *
  * Partitions are matched independently, so the work splits by partition:
  * the keys of every input row are hashed (each key type's default hash
- * function under the column's collation, combined with hash_combine over
- * the columns as hash partitioning does; a NULL key hashes to 0) into K
+ * function under the column's collation, or the Datum's bits for by-value
+ * types whose equality is identity, combined with hash_combine over the
+ * columns as hash partitioning does; a NULL key hashes to 0) into K
  * shares, K = the planned workers (2 for one worker with the leader
  * participating).  A participant claims a share from
  * an atomic counter in the node's DSM, reads the whole input, keeps the rows
