@@ -711,3 +711,13 @@ CROSS JOIN LATERAL (SELECT GREATEST(match_recognize_stream_done_lsn(s.slot_name)
 CROSS JOIN LATERAL match_recognize_stream_backfill(s.slot_name) b
 LEFT JOIN pg_catalog.pg_stat_activity a
 	ON a.pid = s.worker_pid AND a.backend_type = 'match_recognize stream';
+-- ---------------------------------------------------------------------------
+-- par: parallel query (src/scan/mr_scan_parallel.c).  A call planned as the
+-- MatchRecognize node may run under Gather, which needs the statement to be
+-- allowed parallel mode: the functions are parallel restricted (the
+-- set-returning function itself runs in the leader only), not unsafe.
+ALTER FUNCTION match_recognize(text) PARALLEL RESTRICTED;
+ALTER FUNCTION match_recognize(text, "any") PARALLEL RESTRICTED;
+ALTER FUNCTION match_recognize_bound(text, boolean[]) PARALLEL RESTRICTED;
+ALTER FUNCTION match_recognize_bound_scan(internal) PARALLEL RESTRICTED;
+ALTER FUNCTION match_recognize_slot(integer, anyelement) PARALLEL RESTRICTED;

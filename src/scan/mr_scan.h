@@ -10,7 +10,10 @@
  *                    plans the input and adds the CustomPath;
  *  - mr_scan_plan.c  CustomPath -> CustomScan (the input plan becomes a
  *                    subplan of the same PlannedStmt);
- *  - mr_scan_exec.c  execution and EXPLAIN.
+ *  - mr_scan_exec.c  execution and EXPLAIN;
+ *  - mr_scan_parallel.c  the partial path and its executor side: whole
+ *                    partitions per participant under Gather, by a hash
+ *                    share of the PARTITION BY keys.
  *
  * Two calls become the node:
  *  - match_recognize('<constant text>' [, params ...]): the clause is bound
@@ -64,6 +67,7 @@ typedef enum MrScanPrivateIndex
 	MR_SCAN_PRIVATE_PLAN_ID,	/* Integer: 1-based index in PlannedStmt.subplans */
 	MR_SCAN_PRIVATE_ANALYSES,	/* List of Query: what the clause was bound with */
 	MR_SCAN_PRIVATE_REWRITTEN,	/* Integer: 1 when the analyses were rewritten */
+	MR_SCAN_PRIVATE_PARALLEL,	/* NIL, or List: the hash share (mr_scan_parallel.c) */
 	MR_SCAN_PRIVATE_COUNT
 } MrScanPrivateIndex;
 
@@ -78,7 +82,21 @@ typedef struct MrScanPath
 	List	   *analyses;		/* what the clause was bound with */
 	bool		rewritten;		/* the analyses went through the rewriter */
 	List	   *params;			/* statement parameters' argument expressions */
+	List	   *parallel;		/* partial path: MR_SCAN_PRIVATE_PARALLEL */
 } MrScanPath;
+
+/* what the parallel path needs to know of the bound clause */
+typedef struct MrScanParallelShape
+{
+	List	   *analyses;
+	int			npartition;
+	const int  *partition_cols; /* 0-based input columns */
+	bool		levels;			/* mr_query_is_levels() */
+	bool		input_clock;	/* mr_query_uses_input_clock() */
+	bool		has_subqueries; /* mr_query_has_subqueries() */
+} MrScanParallelShape;
+
+typedef struct MrParState MrParState;
 
 /* mr_scan_path.c */
 extern void mr_scan_init(void);
@@ -89,5 +107,25 @@ extern const CustomScanMethods mr_scan_plan_methods;
 
 /* mr_scan_exec.c */
 extern Node *mr_scan_create_state(CustomScan *cscan);
+
+/* mr_scan_parallel.c: planner */
+extern bool mr_scan_parallel_candidate(PlannerInfo *root, RelOptInfo *rel,
+									   const MrScanParallelShape *shape,
+									   Query *input, List *params);
+extern void mr_scan_parallel_add_path(PlannerInfo *root, RelOptInfo *rel,
+									  const MrScanParallelShape *shape,
+									  MrScanPath *serial, Query *input);
+
+/* mr_scan_parallel.c: executor */
+extern MrParState *mr_par_begin(List *info, PlanState *input, EState *estate);
+extern TupleTableSlot *mr_par_next(MrParState *ps);
+extern void mr_par_rescan(MrParState *ps);
+extern void mr_par_end(MrParState *ps);
+extern Size mr_par_estimate_dsm(MrParState *ps);
+extern void mr_par_initialize_dsm(MrParState *ps, void *coordinate);
+extern void mr_par_reinitialize_dsm(MrParState *ps, void *coordinate);
+extern void mr_par_initialize_worker(MrParState *ps, void *coordinate);
+extern int	mr_par_nshares(const MrParState *ps);
+extern int	mr_par_claimed(const MrParState *ps);
 
 #endif							/* MR_SCAN_H */

@@ -16,6 +16,11 @@
  * row is checked against the scan tuple (and the input's row against the
  * input plan's), so a plan that no longer fits is an error, never a crash.
  *
+ * Under Gather (a parallel-aware plan: custom_private has the hash share),
+ * the rows come from mr_par_next() instead of the input plan: the sorted
+ * rows of the shares this participant claims (mr_scan_parallel.c), and the
+ * DSM callbacks hand the node its shared share counter.
+ *
  * Memory:
  *  - qcxt: the bound clause, replayed for this executor run;
  *  - rtcxt: the runtime (with the expressions' executor state); reset and
@@ -57,8 +62,10 @@ typedef struct MrScanState
 	List	   *analyses;
 	bool		rewritten;
 	List	   *params;			/* the parameters' argument expressions */
+	List	   *parallel;		/* NIL, or the hash share (mr_scan_parallel.c) */
 
-	PlanState  *input;			/* borrowed from es_subplanstates */
+	PlanState  *input;
+	MrParState *par;			/* under Gather: the share's rows */			/* borrowed from es_subplanstates */
 
 	MemoryContext qcxt;
 	MemoryContext rtcxt;
@@ -91,6 +98,13 @@ static TupleTableSlot *mr_scan_exec(CustomScanState *node);
 static void mr_scan_end(CustomScanState *node);
 static void mr_scan_rescan(CustomScanState *node);
 static void mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static Size mr_scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
+static void mr_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+								   void *coordinate);
+static void mr_scan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt,
+									 void *coordinate);
+static void mr_scan_initialize_worker(CustomScanState *node, shm_toc *toc,
+									  void *coordinate);
 
 static const CustomExecMethods mr_scan_exec_methods = {
 	.CustomName = MR_SCAN_NAME,
@@ -99,6 +113,10 @@ static const CustomExecMethods mr_scan_exec_methods = {
 	.EndCustomScan = mr_scan_end,
 	.ReScanCustomScan = mr_scan_rescan,
 	.ExplainCustomScan = mr_scan_explain,
+	.EstimateDSMCustomScan = mr_scan_estimate_dsm,
+	.InitializeDSMCustomScan = mr_scan_initialize_dsm,
+	.ReInitializeDSMCustomScan = mr_scan_reinitialize_dsm,
+	.InitializeWorkerCustomScan = mr_scan_initialize_worker,
 };
 
 Node *
@@ -113,6 +131,7 @@ mr_scan_create_state(CustomScan *cscan)
 	st->analyses = (List *) list_nth(cscan->custom_private, MR_SCAN_PRIVATE_ANALYSES);
 	st->rewritten = intVal(list_nth(cscan->custom_private, MR_SCAN_PRIVATE_REWRITTEN)) != 0;
 	st->params = cscan->custom_exprs;
+	st->parallel = (List *) list_nth(cscan->custom_private, MR_SCAN_PRIVATE_PARALLEL);
 	return (Node *) st;
 }
 
@@ -293,6 +312,8 @@ mr_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	st->qcap = 16;
 	st->queue = palloc0(sizeof(MrQueuedRow) * st->qcap);
 	MemoryContextSwitchTo(old);
+	if (st->parallel != NIL)
+		st->par = mr_par_begin(st->parallel, st->input, estate);
 
 	/* also under plain EXPLAIN, which says which matcher would run */
 	mr_scan_start_runtime(st);
@@ -331,7 +352,7 @@ mr_scan_next(ScanState *ss)
 			TupleTableSlot *in;
 
 			CHECK_FOR_INTERRUPTS();
-			in = ExecProcNode(st->input);
+			in = st->par ? mr_par_next(st->par) : ExecProcNode(st->input);
 			old = MemoryContextSwitchTo(st->rtcxt);
 			if (TupIsNull(in))
 			{
@@ -435,6 +456,8 @@ mr_scan_end(CustomScanState *node)
 	MrScanState *st = (MrScanState *) node;
 
 	/* the input is a subplan: ExecEndPlan ends it */
+	if (st->par)
+		mr_par_end(st->par);
 	if (st->rt)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->rtcxt);
@@ -455,8 +478,47 @@ mr_scan_rescan(CustomScanState *node)
 
 	mr_scan_stop_runtime(st);
 	MemoryContextReset(st->outcxt);
+	if (st->par)
+		mr_par_rescan(st->par);
 	ExecReScan(st->input);
 	mr_scan_start_runtime(st);
+}
+
+/* ---------- parallel query: the share counter in the DSM ---------- */
+
+static Size
+mr_scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	MrScanState *st = (MrScanState *) node;
+
+	return st->par ? mr_par_estimate_dsm(st->par) : 0;
+}
+
+static void
+mr_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	MrScanState *st = (MrScanState *) node;
+
+	if (st->par)
+		mr_par_initialize_dsm(st->par, coordinate);
+}
+
+static void
+mr_scan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	MrScanState *st = (MrScanState *) node;
+
+	if (st->par)
+		mr_par_reinitialize_dsm(st->par, coordinate);
+}
+
+static void
+mr_scan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	MrScanState *st = (MrScanState *) node;
+
+	if (st->par)
+		mr_par_initialize_worker(st->par, coordinate);
 }
 
 /* ---------- EXPLAIN ---------- */
@@ -501,6 +563,23 @@ skip_text(const MrClause *c)
 			return psprintf("TO LAST %s", c->skip_target.norm);
 	}
 	return "?";
+}
+
+/*
+ * Under Gather: how the partitions are shared and, with ANALYZE, how many
+ * shares this process matched (the counters below are this process's too;
+ * each worker counts its own and they are not summed)
+ */
+static void
+mr_scan_explain_parallel(MrScanState *st, ExplainState *es)
+{
+	if (st->par == NULL)
+		return;
+	ExplainPropertyText("Parallel",
+						psprintf("hash share of PARTITION BY keys (%d shares)",
+								 mr_par_nshares(st->par)), es);
+	if (es->analyze)
+		ExplainPropertyInteger("Shares Matched Here", NULL, mr_par_claimed(st->par), es);
 }
 
 static void
@@ -572,6 +651,7 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							span_text(q, c->clock), es);
 	if (st->rt)
 		ExplainPropertyText("Matcher", mr_runtime_uses_dfa(st->rt) ? "automaton" : "general", es);
+	mr_scan_explain_parallel(st, es);
 
 	if (es->verbose)
 	{

@@ -29,7 +29,10 @@
  *
  * Both: one custom path is offered per distinct ordered input path worth
  * keeping (cheapest total, and cheapest startup, which LIMIT favours), and
- * the function scan paths are removed.  Every relation, function, operator
+ * the function scan paths are removed; when the clause and its input are
+ * parallel safe and have a PARTITION BY, also a partial path whose
+ * participants match a hash share of the partitions each
+ * (mr_scan_parallel.c).  Every relation, function, operator
  * and type the analyses use becomes a plan dependency.
  *
  * The OIDs of our functions come from mr_functions() (mr_extension.c).
@@ -418,6 +421,7 @@ typedef struct MrScanShape
 	int		   *part_outcol;	/* per PARTITION BY key: its output column */
 	Oid		   *part_collation; /* per PARTITION BY key: the input's collation */
 	bool		input_clock;	/* mr_query_uses_input_clock() */
+	MrScanParallelShape par;	/* for the parallel path */
 } MrScanShape;
 
 /*
@@ -525,6 +529,13 @@ mr_compile_shape(const MrCall *call, MrScanShape *shape)
 	}
 	shape->npartition = npartition;
 	shape->input_clock = mr_query_uses_input_clock(q);
+	shape->par.analyses = shape->analyses;
+	shape->par.npartition = npartition;
+	shape->par.partition_cols = memcpy(palloc(sizeof(int) * Max(npartition, 1)),
+									   partition_cols, sizeof(int) * npartition);
+	shape->par.levels = mr_query_is_levels(q);
+	shape->par.input_clock = shape->input_clock;
+	shape->par.has_subqueries = mr_query_has_subqueries(q);
 	shape->part_outcol = palloc(sizeof(int) * Max(npartition, 1));
 	shape->part_collation = palloc(sizeof(Oid) * Max(npartition, 1));
 	for (i = 0; i < npartition; i++)
@@ -789,6 +800,7 @@ mr_make_path(PlannerInfo *root, RelOptInfo *rel, const MrScanShape *shape,
 	p->analyses = shape->analyses;
 	p->rewritten = call->bound != NULL;
 	p->params = call->params;
+	p->parallel = NIL;
 	return p;
 }
 
@@ -821,6 +833,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	List	   *pathkeys;
 	bool		bound;
 	Query	   *remote_inq;
+	Query	   *par_input = NULL;
 
 	if (prev_set_rel_pathlist_hook)
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
@@ -873,6 +886,9 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		root->glob->dependsOnRole = true;
 	own_quals = mr_push_partition_filters(rel, &shape, inq);
 	remote_inq = mr_remote_candidate(inq) ? copyObject(inq) : NULL;
+	/* planning scribbles on the query: the parallel path plans a copy */
+	if (mr_scan_parallel_candidate(root, rel, &shape.par, inq, call.params))
+		par_input = copyObject(inq);
 	subroot = subquery_planner(root->glob, inq, root, false, 0.0);
 	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
 	total = final_rel->cheapest_total_path;
@@ -908,6 +924,11 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (remote_inq != NULL)		/* partitions on other servers: mr_scan_remote.c */
 		mr_remote_add_path(root, rel, call.rtfunc, call.text, call.params,
 						   bound ? call.bound->parts : NIL, remote_inq, subroot, total);
+	if (par_input)
+		mr_scan_parallel_add_path(root, rel, &shape.par,
+								  mr_make_path(root, rel, &shape, &call, subroot,
+											   total, out_tuples, NIL),
+								  par_input);
 }
 
 void

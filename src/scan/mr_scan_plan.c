@@ -13,6 +13,9 @@
  * which is the function's result row.  custom_private carries the analyses
  * the clause was bound with (mr_scan.h); custom_exprs the statement
  * parameters' argument expressions, which setrefs fixes like any other.
+ * A partial path (mr_scan_parallel.c) becomes a parallel-aware CustomScan
+ * whose input is the unordered input plan, with its share's sort and hash
+ * in custom_private; Gather above it is the planner's.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -78,6 +81,7 @@ mr_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 									   makeInteger(plan_id),
 									   p->analyses,
 									   makeInteger(p->rewritten ? 1 : 0));
+	cscan->custom_private = lappend(cscan->custom_private, p->parallel);
 	Assert(list_length(cscan->custom_private) == MR_SCAN_PRIVATE_COUNT);
 	cscan->custom_scan_tlist = mr_scan_tlist(root, rel);
 	cscan->methods = &mr_scan_plan_methods;
