@@ -104,6 +104,8 @@ extern void mr_scan_init(void);
 /* mr_scan_plan.c */
 extern const CustomPathMethods mr_scan_path_methods;
 extern const CustomScanMethods mr_scan_plan_methods;
+extern List *mr_scan_private(const char *text, int origin_base, int plan_id,
+							 List *analyses, bool rewritten, List *parallel);
 
 /* mr_scan_exec.c */
 extern Node *mr_scan_create_state(CustomScan *cscan);

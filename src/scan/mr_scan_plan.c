@@ -76,13 +76,8 @@ mr_plan_custom_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = NIL;
 	cscan->custom_exprs = copyObject(p->params);
-	cscan->custom_private = list_make5(makeString(p->text),
-									   makeInteger(p->origin_base),
-									   makeInteger(plan_id),
-									   p->analyses,
-									   makeInteger(p->rewritten ? 1 : 0));
-	cscan->custom_private = lappend(cscan->custom_private, p->parallel);
-	Assert(list_length(cscan->custom_private) == MR_SCAN_PRIVATE_COUNT);
+	cscan->custom_private = mr_scan_private(p->text, p->origin_base, plan_id,
+											p->analyses, p->rewritten, p->parallel);
 	cscan->custom_scan_tlist = mr_scan_tlist(root, rel);
 	cscan->methods = &mr_scan_plan_methods;
 	return &cscan->scan.plan;
@@ -97,3 +92,21 @@ const CustomScanMethods mr_scan_plan_methods = {
 	.CustomName = MR_SCAN_NAME,
 	.CreateCustomScanState = mr_scan_create_state,
 };
+
+/*
+ * The node's custom_private (positions: MR_SCAN_PRIVATE_*), for every plan
+ * that makes a MatchRecognize node (this file, mr_scan_remote.c's local
+ * parts), so that none of them can miss an entry.
+ */
+List *
+mr_scan_private(const char *text, int origin_base, int plan_id,
+				List *analyses, bool rewritten, List *parallel)
+{
+	List	   *l;
+
+	l = list_make5(makeString(pstrdup(text)), makeInteger(origin_base),
+				   makeInteger(plan_id), analyses, makeInteger(rewritten ? 1 : 0));
+	l = lappend(l, parallel);
+	Assert(list_length(l) == MR_SCAN_PRIVATE_COUNT);
+	return l;
+}

@@ -817,9 +817,9 @@ mr_remote_plan_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		child->scan.plan.plan_width = rel->reltarget->width;
 		child->scan.scanrelid = 0;
 		child->custom_exprs = copyObject(p->params);
-		child->custom_private = list_make5(makeString(p->text), makeInteger(-1),
-										   makeInteger(plan_id), copyObject(p->analyses),
-										   makeInteger(p->rewritten ? 1 : 0));
+		child->custom_private = mr_scan_private(p->text, -1, plan_id,
+												copyObject(p->analyses),
+												p->rewritten, NIL);
 		child->custom_scan_tlist = copyObject(scan_tlist);
 		child->methods = &mr_scan_plan_methods;
 		children = lappend(children, child);
