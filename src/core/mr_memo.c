@@ -275,8 +275,8 @@ mr_memo_batch_create(const MrProgram *prog, int64_t nrows, MrMemoDefineFn define
 	b->end = mr_new_array(int64_t, nodes);
 	b->next = mr_new_array(int32_t, nodes);
 	b->sum = mr_new_array(MrMemoSummary, nodes * b->V);
-	b->root_end = mr_new_array(int64_t, nrows + 1);
-	b->root_next = mr_new_array(int32_t, nrows + 1);
+	b->root_end = mr_new_array(int64_t, nrows > 0 ? nrows : 1);
+	b->root_next = mr_new_array(int32_t, nrows > 0 ? nrows : 1);
 	b->stackcap = 64;
 	b->stack = mr_new_array(MemoEntry, b->stackcap);
 	b->bcap = 64;
@@ -298,7 +298,8 @@ mr_memo_batch_create(const MrProgram *prog, int64_t nrows, MrMemoDefineFn define
 			if (prog->insts[pc].op == MR_OP_VAR)
 				memo_node(b, pc, r, define, arg);
 	}
-	for (r = 0; r <= nrows; r++)
+	/* a start is a row: none at nrows (the matcher's rule too) */
+	for (r = 0; r < nrows; r++)
 	{
 		memo_walk(b, 0, r);
 		b->root_end[r] = memo_first_success(b, r, &b->root_next[r]);
@@ -307,12 +308,12 @@ mr_memo_batch_create(const MrProgram *prog, int64_t nrows, MrMemoDefineFn define
 }
 
 bool
-mr_memo_batch_match(MrMemoBatch *b, int64_t pos, MrMatch *out,
+mr_memo_batch_match(MrMemoBatch *b, int64_t pos, bool labels, MrMatch *out,
 					const MrMemoSummary **summary)
 {
 	int64_t		s;
 
-	for (s = pos < 0 ? 0 : pos; s <= b->n; s++)
+	for (s = pos < 0 ? 0 : pos; s < b->n; s++)
 	{
 		int32_t		pc = b->root_next[s];
 		int64_t		r = s;
@@ -334,7 +335,13 @@ mr_memo_batch_match(MrMemoBatch *b, int64_t pos, MrMatch *out,
 				b->out_sum[v].count = 0;
 				b->out_sum[v].first = b->out_sum[v].last = -1;
 			}
-		/* the labels: follow the chain of preferred children */
+		/* the labels (ALL ROWS): follow the chain of preferred children */
+		if (!labels)
+		{
+			out->vars = NULL;
+			out->excluded = NULL;
+			pc = -1;
+		}
 		while (pc >= 0)
 		{
 			const MrInst *in = &b->prog->insts[pc];

@@ -77,7 +77,9 @@
  * and SKIP TO FIRST/LAST v read O(nvars) per match and never walk it;
  * ALL ROWS PER MATCH (and any other aggregate) walks `next` from the root,
  * O(match length), the size of its own output.
- * A start s is a root node (start, s): the closure from pc 0 at row s
+ * A start s < nrows (a start is a row: none at the partition's end, so no
+ * empty match there) is a root node (start, s): the closure from pc 0 at
+ * row s
  * (BEGIN holds iff s = 0), its result formed the same way, except that an
  * ACCEPT item is the empty match (end s).
  * The truth of each variable at each row is kept too (one bit per variable
@@ -177,11 +179,13 @@ extern MrMemoBatch *mr_memo_batch_create(const MrProgram *prog, int64_t nrows,
 
 /*
  * The leftmost, preferred match starting at or after row pos: false when
- * there is none.  out's arrays and *summary ([prog->nvars]) belong to b,
- * valid until its next call.
+ * there is none.  With `labels` out's arrays are filled (a walk of the
+ * match, for ALL ROWS PER MATCH), else NULL (ONE ROW: the summary is
+ * enough, O(nvars) per match).  The arrays and *summary ([prog->nvars])
+ * belong to b, valid until its next call.
  */
-extern bool mr_memo_batch_match(MrMemoBatch *b, int64_t pos, MrMatch *out,
-								const MrMemoSummary **summary);
+extern bool mr_memo_batch_match(MrMemoBatch *b, int64_t pos, bool labels,
+								MrMatch *out, const MrMemoSummary **summary);
 
 extern void mr_memo_batch_free(MrMemoBatch *b);
 
