@@ -67,6 +67,7 @@ struct MrMemoBatch
 	int32_t		bcap;
 	int32_t		nb;
 	uint32_t	gen;
+	uint64_t	steps;			/* states walked, for interrupt checks */
 	uint32_t   *stamp;			/* [P] visited in walk gen, with sbegun */
 	int32_t    *sbegun;
 	uint32_t   *vstamp;			/* [P] VAR item taken in walk gen */
@@ -129,7 +130,8 @@ memo_walk(MrMemoBatch *b, int32_t pc0, int64_t pos)
 		MemoEntry	e = b->stack[--top];
 		const MrInst *in = &insts[e.pc];
 
-		if ((b->gen & 4095) == 0)
+		/* nested nullable loops can make one walk long */
+		if ((++b->steps & 4095) == 0)
 			MR_CHECK_INTERRUPTS();
 		if (b->stamp[e.pc] == b->gen && b->sbegun[e.pc] == e.begun)
 			continue;
