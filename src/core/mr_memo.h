@@ -135,8 +135,10 @@
  *
  * 5. Where it goes.  Core: this file's API (create, feed, finish, reset,
  * decided_match with the summary, next_row, earliest_live, bytes), over
- * the recorded closures of mr_match.c (they need exporting, or a small
- * closure recorder of its own here; the program alone determines them).
+ * closures walked by the rules of mr_match.c: the prototype below has its
+ * own walker (mr_memo.c), checked against the matcher; the online memo
+ * should record each pc's walk once, as closure_memo() does, since the
+ * program alone determines it (BEGIN and END aside).
  * Runtime: a lane beside the matcher and the automaton lane (mr_dfa_lane.c)
  * chosen when mr_memo_supports() and the skip mode can restart inside a
  * match, with the ONE ROW measures FIRST/LAST/COUNT read from the summary.
