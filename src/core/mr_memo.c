@@ -47,6 +47,25 @@ typedef struct MemoEntry
 	int32_t		begun;
 } MemoEntry;
 
+/* a closure walk (section 2 of mr_memo.h), with its scratch */
+typedef struct MemoWalk
+{
+	const MrProgram *prog;
+	int32_t		P;
+	MemoEntry  *stack;
+	int32_t		stackcap;
+	MemoBegun  *bnodes;
+	int32_t		bcap;
+	int32_t		nb;
+	uint32_t	gen;
+	uint64_t	steps;			/* states walked, for interrupt checks */
+	uint32_t   *stamp;			/* [P] visited in walk gen, with sbegun */
+	int32_t    *sbegun;
+	uint32_t   *vstamp;			/* [P] VAR item taken in walk gen */
+	int32_t    *items;			/* [P + 1] VAR pcs, -1 ACCEPT */
+	int32_t		nitems;
+} MemoWalk;
+
 struct MrMemoBatch
 {
 	const MrProgram *prog;
@@ -60,19 +79,7 @@ struct MrMemoBatch
 	/* root s: end (-1: no match from s), first node's pc (-1: empty) */
 	int64_t    *root_end;
 	int32_t    *root_next;
-	/* the walk */
-	MemoEntry  *stack;
-	int32_t		stackcap;
-	MemoBegun  *bnodes;
-	int32_t		bcap;
-	int32_t		nb;
-	uint32_t	gen;
-	uint64_t	steps;			/* states walked, for interrupt checks */
-	uint32_t   *stamp;			/* [P] visited in walk gen, with sbegun */
-	int32_t    *sbegun;
-	uint32_t   *vstamp;			/* [P] VAR item taken in walk gen */
-	int32_t    *items;			/* [P + 1] VAR pcs, -1 ACCEPT */
-	int32_t		nitems;
+	MemoWalk	w;
 	/* the match shown */
 	int32_t    *out_vars;
 	bool	   *out_excl;
@@ -80,7 +87,7 @@ struct MrMemoBatch
 };
 
 static void
-memo_push(MrMemoBatch *b, int32_t *top, int32_t pc, int32_t begun)
+memo_push(MemoWalk *b, int32_t *top, int32_t pc, int32_t begun)
 {
 	if (*top >= b->stackcap)
 	{
@@ -93,7 +100,7 @@ memo_push(MrMemoBatch *b, int32_t *top, int32_t pc, int32_t begun)
 }
 
 static int32_t
-memo_begun_push(MrMemoBatch *b, int32_t loop, int32_t parent)
+memo_begun_push(MemoWalk *b, int32_t loop, int32_t parent)
 {
 	if (b->nb >= b->bcap)
 	{
@@ -106,7 +113,7 @@ memo_begun_push(MrMemoBatch *b, int32_t loop, int32_t parent)
 }
 
 static int32_t
-memo_begun_find(const MrMemoBatch *b, int32_t node, int32_t loop)
+memo_begun_find(const MemoWalk *b, int32_t node, int32_t loop)
 {
 	for (; node >= 0; node = b->bnodes[node].parent)
 		if (b->bnodes[node].loop == loop)
@@ -114,9 +121,13 @@ memo_begun_find(const MrMemoBatch *b, int32_t node, int32_t loop)
 	return -1;
 }
 
-/* the items of the closure from pc0 before row pos, into b->items */
+/*
+ * The items of the closure from pc0, into b->items: BEGIN passes iff
+ * begin_ok (the row is the partition's first), END iff at_end (the row is
+ * the partition's end, where no VAR can take a row)
+ */
 static void
-memo_walk(MrMemoBatch *b, int32_t pc0, int64_t pos)
+memo_walk(MemoWalk *b, int32_t pc0, bool begin_ok, bool at_end)
 {
 	const MrInst *insts = b->prog->insts;
 	int32_t		top = 0;
@@ -171,15 +182,15 @@ memo_walk(MrMemoBatch *b, int32_t pc0, int64_t pos)
 				}
 				break;
 			case MR_OP_BEGIN:
-				if (pos == 0)
+				if (begin_ok)
 					memo_push(b, &top, e.pc + 1, e.begun);
 				break;
 			case MR_OP_END:
-				if (pos == b->n)
+				if (at_end)
 					memo_push(b, &top, e.pc + 1, e.begun);
 				break;
 			case MR_OP_VAR:
-				if (pos < b->n && b->vstamp[e.pc] != b->gen)
+				if (!at_end && b->vstamp[e.pc] != b->gen)
 				{
 					b->vstamp[e.pc] = b->gen;
 					b->items[b->nitems++] = e.pc;
@@ -196,6 +207,35 @@ memo_walk(MrMemoBatch *b, int32_t pc0, int64_t pos)
 	}
 }
 
+static void
+memo_walk_init(MemoWalk *w, const MrProgram *prog)
+{
+	memset(w, 0, sizeof(*w));
+	w->prog = prog;
+	w->P = prog->ninsts;
+	w->stackcap = 64;
+	w->stack = mr_new_array(MemoEntry, w->stackcap);
+	w->bcap = 64;
+	w->bnodes = mr_new_array(MemoBegun, w->bcap);
+	w->stamp = mr_new_array(uint32_t, w->P + 1);
+	w->sbegun = mr_new_array(int32_t, w->P + 1);
+	w->vstamp = mr_new_array(uint32_t, w->P + 1);
+	memset(w->stamp, 0, sizeof(uint32_t) * (size_t) (w->P + 1));
+	memset(w->vstamp, 0, sizeof(uint32_t) * (size_t) (w->P + 1));
+	w->items = mr_new_array(int32_t, w->P + 1);
+}
+
+static void
+memo_walk_free(MemoWalk *w)
+{
+	mr_free(w->stack);
+	mr_free(w->bnodes);
+	mr_free(w->stamp);
+	mr_free(w->sbegun);
+	mr_free(w->vstamp);
+	mr_free(w->items);
+}
+
 /*
  * The first item of the last walk (before row pos) that succeeds: its end
  * (-1: none) and its pc in *next (-1: ACCEPT)
@@ -205,9 +245,9 @@ memo_first_success(const MrMemoBatch *b, int64_t pos, int32_t *next)
 {
 	int32_t		k;
 
-	for (k = 0; k < b->nitems; k++)
+	for (k = 0; k < b->w.nitems; k++)
 	{
-		int32_t		pc = b->items[k];
+		int32_t		pc = b->w.items[k];
 
 		if (pc < 0)
 		{
@@ -238,7 +278,7 @@ memo_node(MrMemoBatch *b, int32_t pc, int64_t r, MrMemoDefineFn define, void *ar
 	b->next[idx] = -1;
 	if (!define(arg, in->var, r))
 		return;
-	memo_walk(b, pc + 1, r + 1);
+	memo_walk(&b->w, pc + 1, false, r + 1 == b->n);
 	b->end[idx] = memo_first_success(b, r + 1, &next);
 	if (b->end[idx] < 0)
 		return;
@@ -279,16 +319,7 @@ mr_memo_batch_create(const MrProgram *prog, int64_t nrows, MrMemoDefineFn define
 	b->sum = mr_new_array(MrMemoSummary, nodes * b->V);
 	b->root_end = mr_new_array(int64_t, nrows > 0 ? nrows : 1);
 	b->root_next = mr_new_array(int32_t, nrows > 0 ? nrows : 1);
-	b->stackcap = 64;
-	b->stack = mr_new_array(MemoEntry, b->stackcap);
-	b->bcap = 64;
-	b->bnodes = mr_new_array(MemoBegun, b->bcap);
-	b->stamp = mr_new_array(uint32_t, b->P);
-	b->sbegun = mr_new_array(int32_t, b->P);
-	b->vstamp = mr_new_array(uint32_t, b->P);
-	memset(b->stamp, 0, sizeof(uint32_t) * (size_t) b->P);
-	memset(b->vstamp, 0, sizeof(uint32_t) * (size_t) b->P);
-	b->items = mr_new_array(int32_t, b->P + 1);
+	memo_walk_init(&b->w, prog);
 	b->out_vars = mr_new_array(int32_t, nrows > 0 ? nrows : 1);
 	b->out_excl = mr_new_array(bool, nrows > 0 ? nrows : 1);
 	b->out_sum = mr_new_array(MrMemoSummary, b->V);
@@ -303,7 +334,7 @@ mr_memo_batch_create(const MrProgram *prog, int64_t nrows, MrMemoDefineFn define
 	/* a start is a row: none at nrows (the matcher's rule too) */
 	for (r = 0; r < nrows; r++)
 	{
-		memo_walk(b, 0, r);
+		memo_walk(&b->w, 0, r == 0, false);
 		b->root_end[r] = memo_first_success(b, r, &b->root_next[r]);
 	}
 	return b;
@@ -369,14 +400,546 @@ mr_memo_batch_free(MrMemoBatch *b)
 	mr_free(b->sum);
 	mr_free(b->root_end);
 	mr_free(b->root_next);
-	mr_free(b->stack);
-	mr_free(b->bnodes);
-	mr_free(b->stamp);
-	mr_free(b->sbegun);
-	mr_free(b->vstamp);
-	mr_free(b->items);
+	memo_walk_free(&b->w);
 	mr_free(b->out_vars);
 	mr_free(b->out_excl);
 	mr_free(b->out_sum);
 	mr_free(b);
+}
+
+/* ---------- the online memo (section 3 of mr_memo.h) ---------- */
+
+#define MEMO_OPEN	0
+#define MEMO_FAIL	1
+#define MEMO_MATCH	2
+
+/* an item list: VAR indexes (into varpc) in preference order, -1 ACCEPT */
+typedef struct MemoItems
+{
+	int32_t    *items;
+	int32_t		n;
+} MemoItems;
+
+struct MrMemo
+{
+	const MrProgram *prog;
+	int32_t		NV;				/* VAR instructions */
+	int32_t		V;				/* user variables (at least 1) */
+	int32_t		nallvars;		/* variables incl. synthetic ones */
+	int32_t    *varpc;			/* [NV] */
+	MrMemoDefineFn define;
+	void	   *arg;
+	int64_t		max_nodes;		/* <= 0: unlimited */
+
+	/* the recorded walks: a node's children before a fed row or at the end */
+	MemoItems  *mid;			/* [NV] */
+	MemoItems  *atend;			/* [NV] */
+	MemoItems	root0;			/* a root at row 0 (BEGIN passes) */
+	MemoItems	rootn;			/* a root at any other row */
+
+	/* live rows [base, fed) in ring slots (row & (cap - 1)) */
+	int64_t		cap;
+	int64_t		base;
+	int64_t		fed;
+	bool		finished;
+	int64_t		pos;			/* the search position (the host's reset) */
+	int64_t		scan;			/* roots pos .. scan - 1 have failed */
+	uint8_t    *nstate;			/* [cap * NV] */
+	int32_t    *ncur;
+	int32_t    *nnext;
+	int64_t    *nend;
+	MrMemoSummary *nsum;		/* [cap * NV * V] */
+	uint8_t    *rstate;			/* [cap] */
+	int32_t    *rcur;
+	int32_t    *rnext;
+	int64_t    *rend;
+
+	/* scratch */
+	bool	   *truth;			/* [nallvars] the DEFINEs at the row fed */
+	int32_t    *out_vars;
+	bool	   *out_excl;
+	int64_t		out_cap;
+	MrMemoSummary *out_sum;		/* [V] */
+	uint64_t	loops;			/* for interrupt checks */
+	MrMemoStats stats;
+};
+
+static void
+memo_record(MemoWalk *w, const int32_t *varidx, int32_t pc0, bool begin_ok, bool at_end,
+			MemoItems *out)
+{
+	int32_t		k;
+
+	memo_walk(w, pc0, begin_ok, at_end);
+	out->n = w->nitems;
+	out->items = mr_new_array(int32_t, w->nitems > 0 ? w->nitems : 1);
+	for (k = 0; k < w->nitems; k++)
+		out->items[k] = w->items[k] < 0 ? -1 : varidx[w->items[k]];
+}
+
+MrMemo *
+mr_memo_create(const MrProgram *prog, MrMemoDefineFn define, void *arg, int64_t max_nodes)
+{
+	MrMemo	   *m = mr_new(MrMemo);
+	MemoWalk	w;
+	int32_t    *varidx;
+	int32_t		pc,
+				j;
+
+	memset(m, 0, sizeof(*m));
+	m->prog = prog;
+	m->define = define;
+	m->arg = arg;
+	m->max_nodes = max_nodes;
+	m->V = prog->nvars > 0 ? prog->nvars : 1;
+	m->nallvars = m->V;
+	varidx = mr_new_array(int32_t, prog->ninsts + 1);
+	for (pc = 0; pc < prog->ninsts; pc++)
+	{
+		varidx[pc] = -1;
+		if (prog->insts[pc].op == MR_OP_VAR)
+		{
+			varidx[pc] = m->NV++;
+			if (prog->insts[pc].var + 1 > m->nallvars)
+				m->nallvars = prog->insts[pc].var + 1;
+		}
+	}
+	m->varpc = mr_new_array(int32_t, m->NV > 0 ? m->NV : 1);
+	m->mid = mr_new_array(MemoItems, m->NV > 0 ? m->NV : 1);
+	m->atend = mr_new_array(MemoItems, m->NV > 0 ? m->NV : 1);
+	memo_walk_init(&w, prog);
+	for (pc = 0; pc < prog->ninsts; pc++)
+		if (varidx[pc] >= 0)
+		{
+			j = varidx[pc];
+			m->varpc[j] = pc;
+			memo_record(&w, varidx, pc + 1, false, false, &m->mid[j]);
+			memo_record(&w, varidx, pc + 1, false, true, &m->atend[j]);
+		}
+	memo_record(&w, varidx, 0, true, false, &m->root0);
+	memo_record(&w, varidx, 0, false, false, &m->rootn);
+	memo_walk_free(&w);
+	mr_free(varidx);
+	m->truth = mr_new_array(bool, m->nallvars);
+	m->out_sum = mr_new_array(MrMemoSummary, m->V);
+	mr_memo_begin(m, 0);
+	return m;
+}
+
+/* the ring's arrays for cap slots, the live rows moved over */
+static void
+memo_grow(MrMemo *m, int64_t ncap)
+{
+	int64_t		NV = m->NV > 0 ? m->NV : 1;
+	uint8_t    *nstate = mr_new_array(uint8_t, ncap * NV);
+	int32_t    *ncur = mr_new_array(int32_t, ncap * NV);
+	int32_t    *nnext = mr_new_array(int32_t, ncap * NV);
+	int64_t    *nend = mr_new_array(int64_t, ncap * NV);
+	MrMemoSummary *nsum = mr_new_array(MrMemoSummary, ncap * NV * m->V);
+	uint8_t    *rstate = mr_new_array(uint8_t, ncap);
+	int32_t    *rcur = mr_new_array(int32_t, ncap);
+	int32_t    *rnext = mr_new_array(int32_t, ncap);
+	int64_t    *rend = mr_new_array(int64_t, ncap);
+	int64_t		r;
+
+	for (r = m->base; r < m->fed; r++)
+	{
+		int64_t		o = r & (m->cap - 1),
+					n = r & (ncap - 1);
+
+		memcpy(nstate + n * NV, m->nstate + o * NV, sizeof(uint8_t) * (size_t) NV);
+		memcpy(ncur + n * NV, m->ncur + o * NV, sizeof(int32_t) * (size_t) NV);
+		memcpy(nnext + n * NV, m->nnext + o * NV, sizeof(int32_t) * (size_t) NV);
+		memcpy(nend + n * NV, m->nend + o * NV, sizeof(int64_t) * (size_t) NV);
+		memcpy(nsum + n * NV * m->V, m->nsum + o * NV * m->V,
+			   sizeof(MrMemoSummary) * (size_t) (NV * m->V));
+		rstate[n] = m->rstate[o];
+		rcur[n] = m->rcur[o];
+		rnext[n] = m->rnext[o];
+		rend[n] = m->rend[o];
+	}
+	if (m->cap > 0)
+	{
+		mr_free(m->nstate);
+		mr_free(m->ncur);
+		mr_free(m->nnext);
+		mr_free(m->nend);
+		mr_free(m->nsum);
+		mr_free(m->rstate);
+		mr_free(m->rcur);
+		mr_free(m->rnext);
+		mr_free(m->rend);
+	}
+	m->nstate = nstate;
+	m->ncur = ncur;
+	m->nnext = nnext;
+	m->nend = nend;
+	m->nsum = nsum;
+	m->rstate = rstate;
+	m->rcur = rcur;
+	m->rnext = rnext;
+	m->rend = rend;
+	m->cap = ncap;
+}
+
+void
+mr_memo_begin(MrMemo *m, int64_t pos)
+{
+	m->base = m->fed = m->pos = m->scan = pos;
+	m->finished = false;
+	if (m->cap == 0)
+		memo_grow(m, 16);
+}
+
+#define NIDX(m, r, j) (((r) & ((m)->cap - 1)) * (int64_t) ((m)->NV > 0 ? (m)->NV : 1) + (j))
+
+static void
+memo_empty_summary(MrMemoSummary *s, int32_t V)
+{
+	int32_t		v;
+
+	for (v = 0; v < V; v++)
+	{
+		s[v].count = 0;
+		s[v].first = s[v].last = -1;
+	}
+}
+
+/*
+ * Node (r, j), OPEN with a true DEFINE: take its children from the cursor
+ * while they are resolved; true when it got resolved
+ */
+static bool
+memo_advance_node(MrMemo *m, int64_t r, int32_t j)
+{
+	int64_t		idx = NIDX(m, r, j);
+	const MemoItems *it;
+	int32_t		k;
+
+	if (m->nstate[idx] != MEMO_OPEN)
+		return false;
+	if (r + 1 == m->fed && !m->finished)
+		return false;			/* its children's row is not fed yet */
+	it = r + 1 == m->fed ? &m->atend[j] : &m->mid[j];
+	for (k = m->ncur[idx]; k < it->n; k++)
+	{
+		int32_t		c = it->items[k];
+		int64_t		cidx = 0;
+		MrMemoSummary *s;
+		const MrInst *in;
+
+		m->stats.edges++;
+		if (c >= 0)
+		{
+			cidx = NIDX(m, r + 1, c);
+			if (m->nstate[cidx] == MEMO_FAIL)
+				continue;
+			if (m->nstate[cidx] == MEMO_OPEN)
+			{
+				m->ncur[idx] = k;
+				return false;
+			}
+		}
+		/* resolved: a match through child c (or accepting after row r) */
+		s = m->nsum + idx * m->V;
+		m->nstate[idx] = MEMO_MATCH;
+		m->nnext[idx] = c;
+		if (c >= 0)
+		{
+			m->nend[idx] = m->nend[cidx];
+			memcpy(s, m->nsum + cidx * m->V, sizeof(MrMemoSummary) * (size_t) m->V);
+		}
+		else
+		{
+			m->nend[idx] = r + 1;
+			memo_empty_summary(s, m->V);
+		}
+		in = &m->prog->insts[m->varpc[j]];
+		if (!in->unlabeled && in->var < m->V)
+		{
+			MrMemoSummary *sv = &s[in->var];
+
+			if (sv->count == 0)
+				sv->last = r;
+			sv->count++;
+			sv->first = r;
+		}
+		return true;
+	}
+	m->nstate[idx] = MEMO_FAIL;
+	return true;
+}
+
+/* root s (a start at row s), as memo_advance_node() */
+static void
+memo_advance_root(MrMemo *m, int64_t s)
+{
+	int64_t		ri = s & (m->cap - 1);
+	const MemoItems *it = s == 0 ? &m->root0 : &m->rootn;
+	int32_t		k;
+
+	if (m->rstate[ri] != MEMO_OPEN)
+		return;
+	for (k = m->rcur[ri]; k < it->n; k++)
+	{
+		int32_t		c = it->items[k];
+
+		m->stats.edges++;
+		if (c >= 0)
+		{
+			int64_t		cidx = NIDX(m, s, c);
+
+			if (m->nstate[cidx] == MEMO_FAIL)
+				continue;
+			if (m->nstate[cidx] == MEMO_OPEN)
+			{
+				m->rcur[ri] = k;
+				return;
+			}
+			m->rend[ri] = m->nend[cidx];
+		}
+		else
+			m->rend[ri] = s;	/* the empty match */
+		m->rstate[ri] = MEMO_MATCH;
+		m->rnext[ri] = c;
+		return;
+	}
+	m->rstate[ri] = MEMO_FAIL;
+}
+
+/*
+ * The nodes of row x changed (were made, or resolved): the root of row x
+ * and the nodes of row x - 1 may advance, and so on leftwards while some
+ * node does.  Every step is paid by a node resolved, so a partition costs
+ * O(nodes x children) in all.
+ */
+static void
+memo_resolve(MrMemo *m, int64_t x)
+{
+	while (x >= m->base)
+	{
+		bool		changed = false;
+		int32_t		j;
+
+		if ((++m->loops & 1023) == 0)
+			MR_CHECK_INTERRUPTS();
+		memo_advance_root(m, x);
+		if (x - 1 < m->base)
+			break;
+		for (j = 0; j < m->NV; j++)
+			if (memo_advance_node(m, x - 1, j))
+				changed = true;
+		if (!changed)
+			break;
+		x--;
+	}
+}
+
+MrMatchStatus
+mr_memo_feed(MrMemo *m, int64_t row)
+{
+	int64_t		live = row + 1 - m->base;
+	int64_t		ri;
+	int32_t		j,
+				v;
+
+	if (row != m->fed || m->finished)
+		return MR_MATCH_OK;		/* not the next row: the host's bug */
+	if (m->max_nodes > 0 && live * (m->NV + 1) > m->max_nodes)
+		return MR_MATCH_TOO_MANY_THREADS;
+	if (live > m->cap)
+		memo_grow(m, m->cap * 2);
+	/* every DEFINE once per row (synthetic variables included) */
+	for (v = 0; v < m->nallvars; v++)
+		m->truth[v] = false;
+	for (j = 0; j < m->NV; j++)
+	{
+		const MrInst *in = &m->prog->insts[m->varpc[j]];
+		int64_t		idx = NIDX(m, row, j);
+		int32_t		k;
+		bool		seen = false;
+
+		for (k = 0; k < j && !seen; k++)
+			if (m->prog->insts[m->varpc[k]].var == in->var)
+				seen = true;
+		if (!seen)
+		{
+			m->truth[in->var] = m->define(m->arg, in->var, row);
+			m->stats.define_calls++;
+		}
+		m->nstate[idx] = m->truth[in->var] ? MEMO_OPEN : MEMO_FAIL;
+		m->ncur[idx] = 0;
+		m->nnext[idx] = -1;
+		m->nend[idx] = -1;
+	}
+	ri = row & (m->cap - 1);
+	m->rstate[ri] = MEMO_OPEN;
+	m->rcur[ri] = 0;
+	m->rnext[ri] = -1;
+	m->rend[ri] = -1;
+	m->fed++;
+	m->stats.nodes += m->NV;
+	if (live * (m->NV + 1) > m->stats.peak_nodes)
+		m->stats.peak_nodes = live * (m->NV + 1);
+	memo_resolve(m, row);
+	return MR_MATCH_OK;
+}
+
+void
+mr_memo_finish(MrMemo *m)
+{
+	int32_t		j;
+
+	if (m->finished)
+		return;
+	m->finished = true;
+	if (m->fed <= m->base)
+		return;
+	for (j = 0; j < m->NV; j++)
+		memo_advance_node(m, m->fed - 1, j);
+	memo_resolve(m, m->fed - 1);
+}
+
+int64_t
+mr_memo_next_row(const MrMemo *m)
+{
+	return m->fed;
+}
+
+/* skip the failed roots from the search position */
+static void
+memo_scan(MrMemo *m)
+{
+	if (m->scan < m->pos)
+		m->scan = m->pos;
+	while (m->scan < m->fed && m->rstate[m->scan & (m->cap - 1)] == MEMO_FAIL)
+		m->scan++;
+}
+
+bool
+mr_memo_decided(MrMemo *m, bool labels, MrMatch *out, const MrMemoSummary **summary)
+{
+	int64_t		s,
+				ri,
+				r;
+	int32_t		c;
+
+	memo_scan(m);
+	s = m->scan;
+	if (s >= m->fed)
+		return false;
+	ri = s & (m->cap - 1);
+	if (m->rstate[ri] != MEMO_MATCH)
+		return false;
+	memset(out, 0, sizeof(*out));
+	out->start = s;
+	out->end = m->rend[ri];
+	c = m->rnext[ri];
+	if (c >= 0)
+		memcpy(m->out_sum, m->nsum + NIDX(m, s, c) * m->V, sizeof(MrMemoSummary) * (size_t) m->V);
+	else
+		memo_empty_summary(m->out_sum, m->V);
+	*summary = m->out_sum;
+	if (!labels)
+		return true;
+	if (out->end - s > m->out_cap)
+	{
+		int64_t		ncap = out->end - s > 2 * m->out_cap ? out->end - s : 2 * m->out_cap;
+
+		if (m->out_cap > 0)
+		{
+			mr_free(m->out_vars);
+			mr_free(m->out_excl);
+		}
+		m->out_vars = mr_new_array(int32_t, ncap);
+		m->out_excl = mr_new_array(bool, ncap);
+		m->out_cap = ncap;
+	}
+	/* the labels: the chain of preferred children */
+	for (r = s; c >= 0; r++)
+	{
+		const MrInst *in = &m->prog->insts[m->varpc[c]];
+
+		if (((r - s) & 4095) == 4095)
+			MR_CHECK_INTERRUPTS();
+		m->out_vars[r - s] = in->unlabeled ? -1 : in->var;
+		m->out_excl[r - s] = in->excluded;
+		c = m->nnext[NIDX(m, r, c)];
+	}
+	out->vars = m->out_vars;
+	out->excluded = m->out_excl;
+	return true;
+}
+
+bool
+mr_memo_done(MrMemo *m)
+{
+	memo_scan(m);
+	return m->finished && m->scan >= m->fed;
+}
+
+void
+mr_memo_reset(MrMemo *m, int64_t pos)
+{
+	m->pos = pos;
+	/* no start before pos is asked again, and nodes reach only later rows */
+	if (pos > m->base)
+		m->base = pos < m->fed ? pos : m->fed;
+}
+
+int64_t
+mr_memo_earliest_live(MrMemo *m)
+{
+	memo_scan(m);
+	return m->scan;
+}
+
+int64_t
+mr_memo_bytes(const MrMemo *m)
+{
+	int64_t		NV = m->NV > 0 ? m->NV : 1;
+
+	return m->cap * (NV * (int64_t) (1 + 4 + 4 + 8 + sizeof(MrMemoSummary) * m->V) + 1 + 4 + 4 + 8);
+}
+
+const MrMemoStats *
+mr_memo_stats(const MrMemo *m)
+{
+	return &m->stats;
+}
+
+void
+mr_memo_free(MrMemo *m)
+{
+	int32_t		j;
+
+	if (m == NULL)
+		return;
+	for (j = 0; j < m->NV; j++)
+	{
+		mr_free(m->mid[j].items);
+		mr_free(m->atend[j].items);
+	}
+	mr_free(m->root0.items);
+	mr_free(m->rootn.items);
+	mr_free(m->mid);
+	mr_free(m->atend);
+	mr_free(m->varpc);
+	mr_free(m->nstate);
+	mr_free(m->ncur);
+	mr_free(m->nnext);
+	mr_free(m->nend);
+	mr_free(m->nsum);
+	mr_free(m->rstate);
+	mr_free(m->rcur);
+	mr_free(m->rnext);
+	mr_free(m->rend);
+	mr_free(m->truth);
+	if (m->out_cap > 0)
+	{
+		mr_free(m->out_vars);
+		mr_free(m->out_excl);
+	}
+	mr_free(m->out_sum);
+	mr_free(m);
 }

@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  * mr_memo.h
- *	  The memoized matcher for path-independent patterns (design, the
- *	  test of which programs it can run, and a batch prototype; the online
- *	  matcher the runtime needs is not written yet).
+ *	  The memoized matcher for path-independent patterns: its design, the
+ *	  test of which programs it can run, the online memo the runtime's
+ *	  memo lane drives (runtime/mr_memo_lane.c), and the batch prototype
+ *	  the design was first checked with.
  *
  * The problem.  With AFTER MATCH SKIP TO NEXT ROW (and, less often, SKIP TO
  * FIRST/LAST v) the host resets the matcher (mr_match.h) to a row inside
@@ -69,8 +70,16 @@
  * the standard's preference is lexicographic over the choices, which is
  * first-success over this ordered tree.  A node keeps a cursor (its first
  * child not yet failed), so it is resolved in time linear in its children
- * over the whole partition: when a child resolves, its parents (reverse
- * edges, kept while they are OPEN) advance their cursors.
+ * over the whole partition.  A node's children are all of the next row, so
+ * the online memo needs no reverse edges: when the nodes of row x change
+ * (made by a feed, or resolved) it advances the root of row x and the
+ * nodes of row x - 1, and goes on leftwards while some node resolved;
+ * each such step is paid by a resolution, so a partition costs
+ * O(nodes x children) in all.  Each VAR pc's walk is recorded once, in
+ * two forms: before a fed row (END blocks) and at the partition's end
+ * (END passes, no VAR takes a row); the roots' in two (BEGIN passes at
+ * row 0 only).  A node of the last row fed waits for the next feed or
+ * mr_memo_finish() to know which.
  * summary(p, r) = summary(next) plus row r labelled var(p): count + 1,
  * first_v = r, last_v = r when next has no v row, else next's last_v.  So
  * ONE ROW PER MATCH measures FIRST(v.x), LAST(v.x), COUNT(v.*), COUNT(*),
@@ -128,20 +137,21 @@
  * Time: each node is created, evaluated and resolved once, each edge
  * followed once each way: O(rows x VAR pcs x closure size) per partition,
  * linear in rows, the target of t(50k)/t(5k) <= 12.
- * The memo gets a node budget (the host's max_threads, as nodes): when it
- * is exceeded, the host drops the memo and goes on with the ordinary
- * matcher from the current search position (same results, the old cost),
- * so memory is bounded and no query fails that did not fail before.
+ * The memo gets a node budget (max_nodes; the runtime gives it ten times
+ * match_recognize.max_threads): a feed that would pass it feeds nothing
+ * and says so, and the host drops the memo and goes on with the ordinary
+ * matcher from mr_memo_earliest_live() (every earlier start failed; same
+ * results, the old cost), so memory is bounded and no query fails that
+ * did not fail before.
  *
- * 5. Where it goes.  Core: this file's API (create, feed, finish, reset,
- * decided_match with the summary, next_row, earliest_live, bytes), over
- * closures walked by the rules of mr_match.c: the prototype below has its
- * own walker (mr_memo.c), checked against the matcher; the online memo
- * should record each pc's walk once, as closure_memo() does, since the
- * program alone determines it (BEGIN and END aside).
+ * 5. Where it goes.  Core: this file's API (create, begin, feed, finish,
+ * reset, decided with the summary, next_row, earliest_live, bytes), over
+ * closures walked by the rules of mr_match.c by the memo's own walker
+ * (mr_memo.c), checked against the matcher by test/unit/test_memo.c.
  * Runtime: a lane beside the matcher and the automaton lane (mr_dfa_lane.c)
  * chosen when mr_memo_supports() and the skip mode can restart inside a
- * match, with the ONE ROW measures FIRST/LAST/COUNT read from the summary.
+ * match, with the ONE ROW measures FIRST/LAST/COUNT read from the summary
+ * (runtime/mr_memo_lane.c).
  *-------------------------------------------------------------------------
  */
 #ifndef MR_MEMO_H
@@ -190,5 +200,54 @@ extern bool mr_memo_batch_match(MrMemoBatch *b, int64_t pos, bool labels,
 								MrMatch *out, const MrMemoSummary **summary);
 
 extern void mr_memo_batch_free(MrMemoBatch *b);
+
+/*
+ * The online memo (section 3): rows fed one at a time, results resolved as
+ * they arrive and at the partition's end, decided matches handed over in
+ * the matcher's order.  mr_memo_supports() must hold for prog; define is
+ * asked once per (variable, row) fed, synthetic variables included.
+ * max_nodes (<= 0: unlimited) bounds the live nodes (one per VAR pc and
+ * one root per live row): a feed that would pass it feeds nothing and
+ * returns MR_MATCH_TOO_MANY_THREADS, and the host goes on without the memo.
+ */
+typedef struct MrMemo MrMemo;
+
+typedef struct MrMemoStats
+{
+	uint64_t	nodes;			/* made */
+	uint64_t	edges;			/* children looked at */
+	uint64_t	define_calls;
+	int64_t		peak_nodes;		/* live at once */
+} MrMemoStats;
+
+extern MrMemo *mr_memo_create(const MrProgram *prog, MrMemoDefineFn define, void *arg,
+							  int64_t max_nodes);
+/* a new partition, whose first row fed will be pos (forgets everything) */
+extern void mr_memo_begin(MrMemo *m, int64_t pos);
+/* row must be mr_memo_next_row() */
+extern MrMatchStatus mr_memo_feed(MrMemo *m, int64_t row);
+/* the partition ended after the rows fed */
+extern void mr_memo_finish(MrMemo *m);
+/* the next row to feed: unlike the matcher's, a reset does not move it */
+extern int64_t mr_memo_next_row(const MrMemo *m);
+
+/*
+ * The decided match of the search from the position of the last reset:
+ * false while it is not decided (or there is none: mr_memo_done()).  With
+ * `labels`, out->vars and out->excluded are filled (a walk of the match),
+ * else NULL.  The arrays and *summary ([prog->nvars]) belong to m, valid
+ * until its next call.
+ */
+extern bool mr_memo_decided(MrMemo *m, bool labels, MrMatch *out,
+							const MrMemoSummary **summary);
+/* finished, and no match at or after the search position */
+extern bool mr_memo_done(MrMemo *m);
+/* search from pos (>= the last position; the host's skip), freeing rows before it */
+extern void mr_memo_reset(MrMemo *m, int64_t pos);
+/* the first row a start can still match from (earlier ones failed) */
+extern int64_t mr_memo_earliest_live(MrMemo *m);
+extern int64_t mr_memo_bytes(const MrMemo *m);
+extern const MrMemoStats *mr_memo_stats(const MrMemo *m);
+extern void mr_memo_free(MrMemo *m);
 
 #endif							/* MR_MEMO_H */
