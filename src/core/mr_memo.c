@@ -413,6 +413,9 @@ mr_memo_batch_free(MrMemoBatch *b)
 #define MEMO_FAIL	1
 #define MEMO_MATCH	2
 
+/* the memo's arrays stay well below palloc's limit (MaxAllocSize) */
+#define MEMO_MAX_BYTES ((int64_t) 256 * 1024 * 1024)
+
 /* an item list: VAR indexes (into varpc) in preference order, -1 ACCEPT */
 typedef struct MemoItems
 {
@@ -420,13 +423,38 @@ typedef struct MemoItems
 	int32_t		n;
 } MemoItems;
 
+/*
+ * A node (VAR pc, row r) or a root (start r): rows as offsets from r, which
+ * the budget and MEMO_MAX_BYTES keep far below 2^31; compact, since the
+ * memo's time is mostly its memory traffic
+ */
+typedef struct MemoNode
+{
+	int32_t		cur;			/* the first child not failed */
+	int32_t		next;			/* MATCH: that child (-1: accepted) */
+	int32_t		endoff;			/* MATCH: the match's end - r */
+	uint8_t		state;
+} MemoNode;
+
+/* a summary of one variable, rows as offsets from the node's (-1: none) */
+typedef struct MemoSum
+{
+	int32_t		count;
+	int32_t		first;
+	int32_t		last;
+} MemoSum;
+
 struct MrMemo
 {
 	const MrProgram *prog;
 	int32_t		NV;				/* VAR instructions */
+	int32_t		NVa;			/* NV, at least 1 (array strides) */
 	int32_t		V;				/* user variables (at least 1) */
 	int32_t		nallvars;		/* variables incl. synthetic ones */
 	int32_t    *varpc;			/* [NV] */
+	int32_t    *label;			/* [NV] the variable a row gets there (-1: none) */
+	bool	   *excl;			/* [NV] */
+	bool	   *first_of_var;	/* [NV] the first VAR pc of its variable */
 	MrMemoDefineFn define;
 	void	   *arg;
 	int64_t		max_nodes;		/* <= 0: unlimited */
@@ -444,15 +472,9 @@ struct MrMemo
 	bool		finished;
 	int64_t		pos;			/* the search position (the host's reset) */
 	int64_t		scan;			/* roots pos .. scan - 1 have failed */
-	uint8_t    *nstate;			/* [cap * NV] */
-	int32_t    *ncur;
-	int32_t    *nnext;
-	int64_t    *nend;
-	MrMemoSummary *nsum;		/* [cap * NV * V] */
-	uint8_t    *rstate;			/* [cap] */
-	int32_t    *rcur;
-	int32_t    *rnext;
-	int64_t    *rend;
+	MemoNode   *nodes;			/* [cap * NVa] */
+	MemoSum    *sums;			/* [cap * NVa * V] */
+	MemoNode   *roots;			/* [cap] */
 
 	/* scratch */
 	bool	   *truth;			/* [nallvars] the DEFINEs at the row fed */
@@ -484,7 +506,8 @@ mr_memo_create(const MrProgram *prog, MrMemoDefineFn define, void *arg, int64_t 
 	MemoWalk	w;
 	int32_t    *varidx;
 	int32_t		pc,
-				j;
+				j,
+				k;
 
 	memset(m, 0, sizeof(*m));
 	m->prog = prog;
@@ -504,15 +527,27 @@ mr_memo_create(const MrProgram *prog, MrMemoDefineFn define, void *arg, int64_t 
 				m->nallvars = prog->insts[pc].var + 1;
 		}
 	}
-	m->varpc = mr_new_array(int32_t, m->NV > 0 ? m->NV : 1);
-	m->mid = mr_new_array(MemoItems, m->NV > 0 ? m->NV : 1);
-	m->atend = mr_new_array(MemoItems, m->NV > 0 ? m->NV : 1);
+	m->NVa = m->NV > 0 ? m->NV : 1;
+	m->varpc = mr_new_array(int32_t, m->NVa);
+	m->label = mr_new_array(int32_t, m->NVa);
+	m->excl = mr_new_array(bool, m->NVa);
+	m->first_of_var = mr_new_array(bool, m->NVa);
+	m->mid = mr_new_array(MemoItems, m->NVa);
+	m->atend = mr_new_array(MemoItems, m->NVa);
 	memo_walk_init(&w, prog);
 	for (pc = 0; pc < prog->ninsts; pc++)
 		if (varidx[pc] >= 0)
 		{
+			const MrInst *in = &prog->insts[pc];
+
 			j = varidx[pc];
 			m->varpc[j] = pc;
+			m->label[j] = in->unlabeled || in->var >= m->V ? -1 : in->var;
+			m->excl[j] = in->excluded;
+			m->first_of_var[j] = true;
+			for (k = 0; k < j; k++)
+				if (prog->insts[m->varpc[k]].var == in->var)
+					m->first_of_var[j] = false;
 			memo_record(&w, varidx, pc + 1, false, false, &m->mid[j]);
 			memo_record(&w, varidx, pc + 1, false, true, &m->atend[j]);
 		}
@@ -526,20 +561,22 @@ mr_memo_create(const MrProgram *prog, MrMemoDefineFn define, void *arg, int64_t 
 	return m;
 }
 
-/* the ring's arrays for cap slots, the live rows moved over */
+/* the bytes of the ring's arrays for cap rows */
+static int64_t
+memo_ring_bytes(const MrMemo *m, int64_t cap)
+{
+	return cap * (m->NVa * (int64_t) (sizeof(MemoNode) + sizeof(MemoSum) * m->V) +
+				  (int64_t) sizeof(MemoNode));
+}
+
+/* the ring's arrays for ncap slots, the live rows moved over */
 static void
 memo_grow(MrMemo *m, int64_t ncap)
 {
-	int64_t		NV = m->NV > 0 ? m->NV : 1;
-	uint8_t    *nstate = mr_new_array(uint8_t, ncap * NV);
-	int32_t    *ncur = mr_new_array(int32_t, ncap * NV);
-	int32_t    *nnext = mr_new_array(int32_t, ncap * NV);
-	int64_t    *nend = mr_new_array(int64_t, ncap * NV);
-	MrMemoSummary *nsum = mr_new_array(MrMemoSummary, ncap * NV * m->V);
-	uint8_t    *rstate = mr_new_array(uint8_t, ncap);
-	int32_t    *rcur = mr_new_array(int32_t, ncap);
-	int32_t    *rnext = mr_new_array(int32_t, ncap);
-	int64_t    *rend = mr_new_array(int64_t, ncap);
+	int64_t		NV = m->NVa;
+	MemoNode   *nodes = mr_new_array(MemoNode, ncap * NV);
+	MemoSum    *sums = mr_new_array(MemoSum, ncap * NV * m->V);
+	MemoNode   *roots = mr_new_array(MemoNode, ncap);
 	int64_t		r;
 
 	for (r = m->base; r < m->fed; r++)
@@ -547,38 +584,20 @@ memo_grow(MrMemo *m, int64_t ncap)
 		int64_t		o = r & (m->cap - 1),
 					n = r & (ncap - 1);
 
-		memcpy(nstate + n * NV, m->nstate + o * NV, sizeof(uint8_t) * (size_t) NV);
-		memcpy(ncur + n * NV, m->ncur + o * NV, sizeof(int32_t) * (size_t) NV);
-		memcpy(nnext + n * NV, m->nnext + o * NV, sizeof(int32_t) * (size_t) NV);
-		memcpy(nend + n * NV, m->nend + o * NV, sizeof(int64_t) * (size_t) NV);
-		memcpy(nsum + n * NV * m->V, m->nsum + o * NV * m->V,
-			   sizeof(MrMemoSummary) * (size_t) (NV * m->V));
-		rstate[n] = m->rstate[o];
-		rcur[n] = m->rcur[o];
-		rnext[n] = m->rnext[o];
-		rend[n] = m->rend[o];
+		memcpy(nodes + n * NV, m->nodes + o * NV, sizeof(MemoNode) * (size_t) NV);
+		memcpy(sums + n * NV * m->V, m->sums + o * NV * m->V,
+			   sizeof(MemoSum) * (size_t) (NV * m->V));
+		roots[n] = m->roots[o];
 	}
 	if (m->cap > 0)
 	{
-		mr_free(m->nstate);
-		mr_free(m->ncur);
-		mr_free(m->nnext);
-		mr_free(m->nend);
-		mr_free(m->nsum);
-		mr_free(m->rstate);
-		mr_free(m->rcur);
-		mr_free(m->rnext);
-		mr_free(m->rend);
+		mr_free(m->nodes);
+		mr_free(m->sums);
+		mr_free(m->roots);
 	}
-	m->nstate = nstate;
-	m->ncur = ncur;
-	m->nnext = nnext;
-	m->nend = nend;
-	m->nsum = nsum;
-	m->rstate = rstate;
-	m->rcur = rcur;
-	m->rnext = rnext;
-	m->rend = rend;
+	m->nodes = nodes;
+	m->sums = sums;
+	m->roots = roots;
 	m->cap = ncap;
 }
 
@@ -591,19 +610,7 @@ mr_memo_begin(MrMemo *m, int64_t pos)
 		memo_grow(m, 16);
 }
 
-#define NIDX(m, r, j) (((r) & ((m)->cap - 1)) * (int64_t) ((m)->NV > 0 ? (m)->NV : 1) + (j))
-
-static void
-memo_empty_summary(MrMemoSummary *s, int32_t V)
-{
-	int32_t		v;
-
-	for (v = 0; v < V; v++)
-	{
-		s[v].count = 0;
-		s[v].first = s[v].last = -1;
-	}
-}
+#define NIDX(m, r, j) (((r) & ((m)->cap - 1)) * (int64_t) (m)->NVa + (j))
 
 /*
  * Node (r, j), OPEN with a true DEFINE: take its children from the cursor
@@ -613,60 +620,67 @@ static bool
 memo_advance_node(MrMemo *m, int64_t r, int32_t j)
 {
 	int64_t		idx = NIDX(m, r, j);
+	MemoNode   *nd = &m->nodes[idx];
 	const MemoItems *it;
 	int32_t		k;
 
-	if (m->nstate[idx] != MEMO_OPEN)
+	if (nd->state != MEMO_OPEN)
 		return false;
 	if (r + 1 == m->fed && !m->finished)
 		return false;			/* its children's row is not fed yet */
 	it = r + 1 == m->fed ? &m->atend[j] : &m->mid[j];
-	for (k = m->ncur[idx]; k < it->n; k++)
+	for (k = nd->cur; k < it->n; k++)
 	{
 		int32_t		c = it->items[k];
-		int64_t		cidx = 0;
-		MrMemoSummary *s;
-		const MrInst *in;
+		MemoSum    *s = m->sums + idx * m->V;
+		int32_t		v;
 
 		m->stats.edges++;
 		if (c >= 0)
 		{
-			cidx = NIDX(m, r + 1, c);
-			if (m->nstate[cidx] == MEMO_FAIL)
+			int64_t		cidx = NIDX(m, r + 1, c);
+			const MemoNode *cn = &m->nodes[cidx];
+			const MemoSum *cs = m->sums + cidx * m->V;
+
+			if (cn->state == MEMO_FAIL)
 				continue;
-			if (m->nstate[cidx] == MEMO_OPEN)
+			if (cn->state == MEMO_OPEN)
 			{
-				m->ncur[idx] = k;
+				nd->cur = k;
 				return false;
 			}
-		}
-		/* resolved: a match through child c (or accepting after row r) */
-		s = m->nsum + idx * m->V;
-		m->nstate[idx] = MEMO_MATCH;
-		m->nnext[idx] = c;
-		if (c >= 0)
-		{
-			m->nend[idx] = m->nend[cidx];
-			memcpy(s, m->nsum + cidx * m->V, sizeof(MrMemoSummary) * (size_t) m->V);
+			/* a match through child c: its rows one further from r */
+			nd->endoff = cn->endoff + 1;
+			for (v = 0; v < m->V; v++)
+			{
+				s[v].count = cs[v].count;
+				s[v].first = cs[v].first < 0 ? -1 : cs[v].first + 1;
+				s[v].last = cs[v].last < 0 ? -1 : cs[v].last + 1;
+			}
 		}
 		else
 		{
-			m->nend[idx] = r + 1;
-			memo_empty_summary(s, m->V);
+			/* accepting after row r */
+			nd->endoff = 1;
+			for (v = 0; v < m->V; v++)
+			{
+				s[v].count = 0;
+				s[v].first = s[v].last = -1;
+			}
 		}
-		in = &m->prog->insts[m->varpc[j]];
-		if (!in->unlabeled && in->var < m->V)
+		nd->state = MEMO_MATCH;
+		nd->next = c;
+		v = m->label[j];
+		if (v >= 0)
 		{
-			MrMemoSummary *sv = &s[in->var];
-
-			if (sv->count == 0)
-				sv->last = r;
-			sv->count++;
-			sv->first = r;
+			if (s[v].count == 0)
+				s[v].last = 0;
+			s[v].count++;
+			s[v].first = 0;
 		}
 		return true;
 	}
-	m->nstate[idx] = MEMO_FAIL;
+	nd->state = MEMO_FAIL;
 	return true;
 }
 
@@ -674,37 +688,37 @@ memo_advance_node(MrMemo *m, int64_t r, int32_t j)
 static void
 memo_advance_root(MrMemo *m, int64_t s)
 {
-	int64_t		ri = s & (m->cap - 1);
+	MemoNode   *rt = &m->roots[s & (m->cap - 1)];
 	const MemoItems *it = s == 0 ? &m->root0 : &m->rootn;
 	int32_t		k;
 
-	if (m->rstate[ri] != MEMO_OPEN)
+	if (rt->state != MEMO_OPEN)
 		return;
-	for (k = m->rcur[ri]; k < it->n; k++)
+	for (k = rt->cur; k < it->n; k++)
 	{
 		int32_t		c = it->items[k];
 
 		m->stats.edges++;
 		if (c >= 0)
 		{
-			int64_t		cidx = NIDX(m, s, c);
+			const MemoNode *cn = &m->nodes[NIDX(m, s, c)];
 
-			if (m->nstate[cidx] == MEMO_FAIL)
+			if (cn->state == MEMO_FAIL)
 				continue;
-			if (m->nstate[cidx] == MEMO_OPEN)
+			if (cn->state == MEMO_OPEN)
 			{
-				m->rcur[ri] = k;
+				rt->cur = k;
 				return;
 			}
-			m->rend[ri] = m->nend[cidx];
+			rt->endoff = cn->endoff;
 		}
 		else
-			m->rend[ri] = s;	/* the empty match */
-		m->rstate[ri] = MEMO_MATCH;
-		m->rnext[ri] = c;
+			rt->endoff = 0;		/* the empty match */
+		rt->state = MEMO_MATCH;
+		rt->next = c;
 		return;
 	}
-	m->rstate[ri] = MEMO_FAIL;
+	rt->state = MEMO_FAIL;
 }
 
 /*
@@ -739,44 +753,40 @@ MrMatchStatus
 mr_memo_feed(MrMemo *m, int64_t row)
 {
 	int64_t		live = row + 1 - m->base;
-	int64_t		ri;
-	int32_t		j,
-				v;
+	MemoNode   *rt;
+	int32_t		j;
 
 	if (row != m->fed || m->finished)
 		return MR_MATCH_OK;		/* not the next row: the host's bug */
 	if (m->max_nodes > 0 && live * (m->NV + 1) > m->max_nodes)
 		return MR_MATCH_TOO_MANY_THREADS;
 	if (live > m->cap)
+	{
+		if (memo_ring_bytes(m, m->cap * 2) > MEMO_MAX_BYTES)
+			return MR_MATCH_TOO_MANY_THREADS;
 		memo_grow(m, m->cap * 2);
+	}
 	/* every DEFINE once per row (synthetic variables included) */
-	for (v = 0; v < m->nallvars; v++)
-		m->truth[v] = false;
 	for (j = 0; j < m->NV; j++)
 	{
-		const MrInst *in = &m->prog->insts[m->varpc[j]];
-		int64_t		idx = NIDX(m, row, j);
-		int32_t		k;
-		bool		seen = false;
+		int32_t		var = m->prog->insts[m->varpc[j]].var;
+		MemoNode   *nd = &m->nodes[NIDX(m, row, j)];
 
-		for (k = 0; k < j && !seen; k++)
-			if (m->prog->insts[m->varpc[k]].var == in->var)
-				seen = true;
-		if (!seen)
+		if (m->first_of_var[j])
 		{
-			m->truth[in->var] = m->define(m->arg, in->var, row);
+			m->truth[var] = m->define(m->arg, var, row);
 			m->stats.define_calls++;
 		}
-		m->nstate[idx] = m->truth[in->var] ? MEMO_OPEN : MEMO_FAIL;
-		m->ncur[idx] = 0;
-		m->nnext[idx] = -1;
-		m->nend[idx] = -1;
+		nd->state = m->truth[var] ? MEMO_OPEN : MEMO_FAIL;
+		nd->cur = 0;
+		nd->next = -1;
+		nd->endoff = -1;
 	}
-	ri = row & (m->cap - 1);
-	m->rstate[ri] = MEMO_OPEN;
-	m->rcur[ri] = 0;
-	m->rnext[ri] = -1;
-	m->rend[ri] = -1;
+	rt = &m->roots[row & (m->cap - 1)];
+	rt->state = MEMO_OPEN;
+	rt->cur = 0;
+	rt->next = -1;
+	rt->endoff = -1;
 	m->fed++;
 	m->stats.nodes += m->NV;
 	if (live * (m->NV + 1) > m->stats.peak_nodes)
@@ -812,7 +822,7 @@ memo_scan(MrMemo *m)
 {
 	if (m->scan < m->pos)
 		m->scan = m->pos;
-	while (m->scan < m->fed && m->rstate[m->scan & (m->cap - 1)] == MEMO_FAIL)
+	while (m->scan < m->fed && m->roots[m->scan & (m->cap - 1)].state == MEMO_FAIL)
 		m->scan++;
 }
 
@@ -820,25 +830,38 @@ bool
 mr_memo_decided(MrMemo *m, bool labels, MrMatch *out, const MrMemoSummary **summary)
 {
 	int64_t		s,
-				ri,
 				r;
-	int32_t		c;
+	const MemoNode *rt;
+	int32_t		c,
+				v;
 
 	memo_scan(m);
 	s = m->scan;
 	if (s >= m->fed)
 		return false;
-	ri = s & (m->cap - 1);
-	if (m->rstate[ri] != MEMO_MATCH)
+	rt = &m->roots[s & (m->cap - 1)];
+	if (rt->state != MEMO_MATCH)
 		return false;
 	memset(out, 0, sizeof(*out));
 	out->start = s;
-	out->end = m->rend[ri];
-	c = m->rnext[ri];
-	if (c >= 0)
-		memcpy(m->out_sum, m->nsum + NIDX(m, s, c) * m->V, sizeof(MrMemoSummary) * (size_t) m->V);
-	else
-		memo_empty_summary(m->out_sum, m->V);
+	out->end = s + rt->endoff;
+	c = rt->next;
+	for (v = 0; v < m->V; v++)
+	{
+		if (c >= 0)
+		{
+			const MemoSum *cs = m->sums + NIDX(m, s, c) * m->V + v;
+
+			m->out_sum[v].count = cs->count;
+			m->out_sum[v].first = cs->first < 0 ? -1 : s + cs->first;
+			m->out_sum[v].last = cs->last < 0 ? -1 : s + cs->last;
+		}
+		else
+		{
+			m->out_sum[v].count = 0;
+			m->out_sum[v].first = m->out_sum[v].last = -1;
+		}
+	}
 	*summary = m->out_sum;
 	if (!labels)
 		return true;
@@ -858,13 +881,12 @@ mr_memo_decided(MrMemo *m, bool labels, MrMatch *out, const MrMemoSummary **summ
 	/* the labels: the chain of preferred children */
 	for (r = s; c >= 0; r++)
 	{
-		const MrInst *in = &m->prog->insts[m->varpc[c]];
-
 		if (((r - s) & 4095) == 4095)
 			MR_CHECK_INTERRUPTS();
-		m->out_vars[r - s] = in->unlabeled ? -1 : in->var;
-		m->out_excl[r - s] = in->excluded;
-		c = m->nnext[NIDX(m, r, c)];
+		m->out_vars[r - s] = m->prog->insts[m->varpc[c]].unlabeled ? -1 :
+			m->prog->insts[m->varpc[c]].var;
+		m->out_excl[r - s] = m->excl[c];
+		c = m->nodes[NIDX(m, r, c)].next;
 	}
 	out->vars = m->out_vars;
 	out->excluded = m->out_excl;
@@ -897,9 +919,7 @@ mr_memo_earliest_live(MrMemo *m)
 int64_t
 mr_memo_bytes(const MrMemo *m)
 {
-	int64_t		NV = m->NV > 0 ? m->NV : 1;
-
-	return m->cap * (NV * (int64_t) (1 + 4 + 4 + 8 + sizeof(MrMemoSummary) * m->V) + 1 + 4 + 4 + 8);
+	return memo_ring_bytes(m, m->cap);
 }
 
 const MrMemoStats *
@@ -925,15 +945,12 @@ mr_memo_free(MrMemo *m)
 	mr_free(m->mid);
 	mr_free(m->atend);
 	mr_free(m->varpc);
-	mr_free(m->nstate);
-	mr_free(m->ncur);
-	mr_free(m->nnext);
-	mr_free(m->nend);
-	mr_free(m->nsum);
-	mr_free(m->rstate);
-	mr_free(m->rcur);
-	mr_free(m->rnext);
-	mr_free(m->rend);
+	mr_free(m->label);
+	mr_free(m->excl);
+	mr_free(m->first_of_var);
+	mr_free(m->nodes);
+	mr_free(m->sums);
+	mr_free(m->roots);
 	mr_free(m->truth);
 	if (m->out_cap > 0)
 	{
