@@ -126,14 +126,14 @@
  *
  * 4. Memory and time.
  *
- * Per live row: at most one node per VAR pc and one root, each with its
- * result, cursor, child list (a pointer to the recorded closure, shared
- * per pc, plus the row) and reverse edges (at most the number of nodes of
- * the previous row that reach it), and a summary of 3 int32 per variable
- * (count, and first and last as offsets from the node's row), plus the
- * variables' truth bits.  The live rows are those from the search position
- * to the last row fed: for A+ B+ over 50 000 true rows, every row until
- * the end of the partition, about 4 nodes of ~64 bytes each, some 13 MB.
+ * Per live row: one node per VAR pc and one root, each a 16-byte record
+ * (cursor, preferred child, the match's end) plus, per node, a summary of
+ * 3 int32 per variable (count, and first and last as offsets from the
+ * node's row); each pc's child list is its recorded walk, shared by all
+ * rows, and a node's children are the next row's nodes, so there are no
+ * edges to store.  The live rows are those from the search position to
+ * the last row fed: for A+ B+ over 50 000 true rows, every row until the
+ * end of the partition, 5 records and 4 summaries a row, some 8 MB.
  * Time: each node is created, evaluated and resolved once, each edge
  * followed once each way: O(rows x VAR pcs x closure size) per partition,
  * linear in rows, the target of t(50k)/t(5k) <= 12.
