@@ -212,6 +212,21 @@ SELECT * FROM match_recognize($$ sm_t MATCH_RECOGNIZE (PARTITION BY p ORDER BY i
     MEASURES FIRST(A.id) AS fa ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
     PATTERN (A+ B+) DEFINE A AS v > 2, B AS v < FIRST(A.v)) $$) AS m(p int, fa int) $q$);
 
+-- a DEFINE reading MATCH_NUMBER() changes with every match: not shared
+CREATE TABLE sm_q AS SELECT g AS id, g % 5 AS v FROM generate_series(1, 30) g;
+SELECT * FROM sm_matcher($q$
+SELECT * FROM match_recognize($$ sm_q MATCH_RECOGNIZE (ORDER BY id
+    MEASURES FIRST(A.id) AS fa ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
+    PATTERN (A+ B) DEFINE A AS MATCH_NUMBER() < 4 OR v > 1, B AS true) $$) AS m(fa int) $q$);
+SELECT string_agg(fa::text, ',') FROM match_recognize($$ sm_q MATCH_RECOGNIZE (ORDER BY id
+    MEASURES FIRST(A.id) AS fa ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
+    PATTERN (A+ B) DEFINE A AS MATCH_NUMBER() < 4 OR v > 1, B AS true) $$) AS m(fa int);
+SELECT * FROM sm_matcher($q$
+SELECT * FROM match_recognize($$ sm_q MATCH_RECOGNIZE (ORDER BY id
+    MEASURES FIRST(A.id) AS fa ONE ROW PER MATCH AFTER MATCH SKIP TO NEXT ROW
+    PATTERN (A+ B) DEFINE A AS PREV(v + MATCH_NUMBER()) > 3, B AS true) $$) AS m(fa int) $q$);
+DROP TABLE sm_q;
+
 -- EXPLAIN ANALYZE with the matcher's work counters masked (they follow the
 -- matchers' implementation; rows read, matches, the memo's nodes do not)
 CREATE FUNCTION sm_explain(query text) RETURNS SETOF text

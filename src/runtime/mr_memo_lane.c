@@ -53,6 +53,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/fmgroids.h"
 #include "utils/memutils.h"
 
@@ -102,14 +103,62 @@ memo_measure_kind(MrRuntime *rt, int i)
 	return MEMO_M_NONE;
 }
 
+/* does a row expression read MATCH_NUMBER() (row parameter natts + 2)? */
+static bool
+reads_match_number_walker(Node *node, void *arg)
+{
+	const MrBoundQuery *q = (const MrBoundQuery *) arg;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return ((Param *) node)->paramkind == PARAM_EXTERN &&
+			((Param *) node)->paramid == q->natts + 2;
+	return expression_tree_walker(node, reads_match_number_walker, arg);
+}
+
+/*
+ * Can a DEFINE's truth at a row differ between the starts the memo shares
+ * it with?  The binder counts MATCH_NUMBER() as the candidate row's (the
+ * matcher evaluates it once per search, the number the match would get),
+ * but it changes with every match settled, so the memo cannot share such a
+ * DEFINE; nor one with a sublink, which might read it.
+ */
+static bool
+define_varies_by_match(const MrBoundQuery *q, const MrLowered *lw)
+{
+	int			k;
+
+	if (lw == NULL)
+		return false;
+	if (lw->plan != NULL)
+		return true;
+	for (k = 0; k < lw->nslots; k++)
+	{
+		const MrSlot *slot = &q->slots[lw->slots[k]];
+
+		if (slot->kind == MR_SLOT_MATCH_NUMBER)
+			return true;
+		if (slot->kind == MR_SLOT_NAV &&
+			(slot->row.plan != NULL ||
+			 reads_match_number_walker((Node *) slot->row.expr, (void *) q)))
+			return true;
+	}
+	return false;
+}
+
 /* does the query qualify for the memo lane (see the file's comment)? */
 bool
 memo_qualifies(MrRuntime *rt)
 {
 	const MrBoundQuery *q = rt->q;
+	int			i;
 
 	if (q->time != NULL || q->within != NULL || q->clause->no_skip)
 		return false;
+	for (i = 0; i < q->clause->nvars; i++)
+		if (define_varies_by_match(q, q->defines[i]))
+			return false;
 	if (q->clause->skip == MR_SKIP_PAST_LAST_ROW)
 		return false;
 	return mr_memo_supports(q->program, &rt->matcher_opts);
