@@ -25,6 +25,7 @@ int			mr_max_pattern_states = MR_DEFAULT_MAX_INSTS;
 int			mr_max_threads = 100000;
 bool		mr_enable_custom_scan = true;
 bool		mr_enable_dfa = true;
+bool		mr_enable_memo = true;
 int			mr_stream_start_retries = 5;
 int			mr_stream_retry_max_delay = 60;
 
@@ -42,6 +43,13 @@ mr_guc_init(void)
 							 "Runs path-independent patterns in the MatchRecognize node as a cached automaton.",
 							 "Each row's DEFINE results become one bit mask and the live candidate paths advance by one cached transition; off runs the general matcher.",
 							 &mr_enable_dfa,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("match_recognize.enable_memo",
+							 "Runs overlapping matches of path-independent patterns through a memo of (state, row) results.",
+							 "Under AFTER MATCH SKIP TO NEXT ROW or TO FIRST/LAST v each (state, row) is worked out once per partition and shared by every start; off re-runs the search from each start.",
+							 &mr_enable_memo,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

@@ -79,7 +79,8 @@ in_cluster()
 	mr_log "robustness: test/robustness/random_queries.py"
 	if python3 test/robustness/random_queries.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}" &&
 		python3 test/robustness/scan_vs_function.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}" &&
-		python3 test/robustness/scan_vs_function.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}" dfa; then
+		python3 test/robustness/scan_vs_function.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}" dfa &&
+		python3 test/robustness/scan_vs_function.py "${MR_ROBUSTNESS_SEED:-1}" "${MR_ROBUSTNESS_COUNT:-150}" memo; then
 		record robustness passed
 	else
 		record robustness failed

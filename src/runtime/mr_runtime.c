@@ -5,7 +5,8 @@
  *	  partition and for partition runs.  Making a runtime is in
  *	  mr_runtime_setup.c, settling a decided match (its output rows, AFTER
  *	  MATCH SKIP) in mr_settle.c, DEFINE and MEASURES evaluation in
- *	  mr_eval.c, the automaton lane (DFA mode) in mr_dfa_lane.c, the
+ *	  mr_eval.c, the automaton lane (DFA mode) in mr_dfa_lane.c, the memo
+ *	  lane (the own partition's overlapping matches) in mr_memo_lane.c, the
  *	  runtime's state and the helpers every row inlines in
  *	  mr_runtime_int.h.
  *
@@ -453,6 +454,9 @@ part_begin(MrRuntime *rt, MrPartState *ps, const MrRuntimeCheckpoint *cp)
 	}
 	if (rt->lane.on)
 		dfa_reset(rt, ps, ps->match_from);
+	ps->memo_off = false;
+	if (rt->memo.on && ps == rt->own)
+		memo_begin(rt, ps->match_from);
 	/* the DEFINE caches may hold another partition's rows of these numbers */
 	if (rt->cache_ps == ps)
 		rt->cache_ps = NULL;
@@ -462,6 +466,8 @@ part_begin(MrRuntime *rt, MrPartState *ps, const MrRuntimeCheckpoint *cp)
 static int64
 part_earliest_live(MrRuntime *rt, const MrPartState *ps)
 {
+	if (rt->memo.on && ps == rt->own && !ps->memo_off)
+		return mr_memo_earliest_live(rt->memo.m);
 	if (rt->lane.on)
 		return mr_dfa_run_earliest(&ps->dfa_search);
 	if (ps->matcher)
@@ -712,6 +718,22 @@ drive(MrRuntime *rt, MrPartState *ps)
 	rt->cur = ps;
 	if (unlikely(rt->cache_ps != ps))
 		switch_cache(rt, ps);
+	if (unlikely(rt->memo.on) && ps == rt->own && !ps->memo_off)
+	{
+		MemoryContext old;
+
+		if (drive_memo(rt, ps))
+			return;
+		/* over the memo's budget: the matcher from where the memo stood */
+		if (ps->matcher == NULL)
+			part_attach_matcher(rt, ps);
+		else
+		{
+			old = MemoryContextSwitchTo(ps->matcher->cxt);
+			mr_matcher_reset(ps->matcher->m, ps->match_from);
+			MemoryContextSwitchTo(old);
+		}
+	}
 	if (rt->lane.on)
 	{
 		drive_dfa(rt, ps);
@@ -1252,4 +1274,14 @@ mr_runtime_get_stats(MrRuntime *rt, MrRuntimeStats *stats)
 		stats->automaton_states = mr_dfa_nstates(rt->lane.automaton);
 	}
 	stats->memo_hits = ms.memo_hits;
+	if (rt->memo.on)
+	{
+		const MrMemoStats *mst = mr_memo_stats(rt->memo.m);
+
+		/* the memo's steps are the children it looked at */
+		stats->steps += mst->edges;
+		stats->define_calls += mst->define_calls;
+		stats->memo_nodes = (int64) mst->nodes;
+		stats->memo_peak_nodes = mst->peak_nodes;
+	}
 }

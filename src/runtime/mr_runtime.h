@@ -108,6 +108,9 @@ typedef struct MrRuntimeStats
 	int64		skip_degraded;	/* invalid AFTER MATCH SKIP targets degraded */
 	uint64		memo_hits;		/* matcher closures replayed, not walked */
 	int64		automaton_states;	/* DFA mode: states built */
+	int64		memo_nodes;		/* memo lane: nodes made */
+	int64		memo_peak_nodes;	/* ... live at once */
+	int64		memo_fallbacks; /* partitions the memo's budget gave to the matcher */
 	/* time in patterns (DESIGN 6.3) */
 	int64		timers_fired;	/* deadlines passed that expired an attempt
 								 * (a start's waiting threads) or accepted a
@@ -146,6 +149,21 @@ extern MrRuntime *mr_runtime_create(const MrBoundQuery *q, MrEmitFn emit, void *
  * row and any partition run.
  */
 extern void mr_runtime_use_dfa(MrRuntime *rt);
+
+/*
+ * Run the own partition through the memo of (state, row) results
+ * (core/mr_memo.h, runtime/mr_memo_lane.c) when the query qualifies: a
+ * path-independent pattern under AFTER MATCH SKIP TO NEXT ROW or TO
+ * FIRST/LAST v (a no-op otherwise); call right after mr_runtime_create(),
+ * before mr_runtime_use_dfa(), any row and any partition run.
+ * automaton_next: the caller will ask for the automaton next, which then
+ * keeps TO FIRST/LAST v where it qualifies.  Batch only: the SRF and the
+ * custom scan ask for it, streams do not.
+ */
+extern void mr_runtime_use_memo(MrRuntime *rt, bool automaton_next);
+
+/* does the runtime run the memo lane (after mr_runtime_use_memo)? */
+extern bool mr_runtime_uses_memo(MrRuntime *rt);
 
 /*
  * Streaming: the windows of time in patterns expire threads by the clock

@@ -53,6 +53,7 @@
 #include "mr_agg.h"
 #include "mr_bind.h"
 #include "mr_dfa.h"
+#include "mr_memo.h"
 #include "mr_runtime.h"
 
 /*
@@ -137,6 +138,19 @@ typedef struct MrDfaLane
 } MrDfaLane;
 
 /*
+ * The memo lane (mr_memo_lane.c): the online memo of the runtime's own
+ * partition, and how its matches settle.
+ */
+typedef struct MrMemoLane
+{
+	bool		on;				/* the caller asked for it and the query qualifies */
+	bool		lean;			/* ONE ROW PER MATCH from the summaries */
+	int		   *kind;			/* [nmeasures] what each measure reads (lean) */
+	MrMemo	   *m;
+	MemoryContext cxt;			/* the memo's */
+} MrMemoLane;
+
+/*
  * The live state of one partition: its retained-row window, its matcher
  * (or the automaton lane's search) and how far it got.  The runtime's own
  * partition (the one mr_runtime_push() feeds) has one for the runtime's
@@ -161,6 +175,7 @@ typedef struct MrPartState
 	const MrRow *dfa_prev_row;	/* lane.simple: the previous row (kept: max_prev >= 1) */
 	bool		in_partition;
 	bool		partition_ended;
+	bool		memo_off;		/* memo lane: over budget, the matcher goes on */
 
 	Datum	   *part_values;	/* the partition's key */
 	bool	   *part_nulls;
@@ -227,6 +242,7 @@ struct MrRuntime
 								 * matcher's DEFINE callback evaluates over */
 	const MrBoundQuery *q;		/* read only: any number of runtimes share it */
 	MrDfaLane	lane;			/* the automaton lane (DFA mode) */
+	MrMemoLane	memo;			/* the memo lane */
 	bool		needed_byval;	/* the needed columns are all by value */
 	int			nneeded;
 	int		   *needed;			/* [nneeded] the columns col_needed marks */
@@ -485,6 +501,11 @@ extern bool window_conditions_hold(MrRuntime *rt, int var, int64_t row, const Mr
 extern void advance_match_aggs(MrRuntime *rt, const MrMatch *m, int64 pos, bool final);
 extern void restart_aggs(MrRuntime *rt);
 extern void cache_forget(MrRuntime *rt);
+
+/* mr_memo_lane.c */
+extern bool memo_qualifies(MrRuntime *rt);
+extern void memo_begin(MrRuntime *rt, int64 pos);
+extern bool drive_memo(MrRuntime *rt, MrPartState *ps);
 
 /* mr_dfa_lane.c */
 extern const MrDfaTrans *dfa_build(MrRuntime *rt, MrPartState *ps, uint32 mask);

@@ -211,7 +211,9 @@ mr_scan_start_runtime(MrScanState *st)
 	MemoryContext old = MemoryContextSwitchTo(st->rtcxt);
 
 	st->rt = mr_runtime_create(st->q, mr_scan_emit, st);
-	if (mr_enable_dfa)
+	if (mr_enable_memo)
+		mr_runtime_use_memo(st->rt, mr_enable_dfa);
+	if (mr_enable_dfa && !mr_runtime_uses_memo(st->rt))
 		mr_runtime_use_dfa(st->rt);
 	MemoryContextSwitchTo(old);
 	st->input_done = false;
@@ -439,6 +441,8 @@ mr_scan_stop_runtime(MrScanState *st)
 	st->done_stats.merged += s.merged;
 	st->done_stats.peak_threads = Max(st->done_stats.peak_threads, s.peak_threads);
 	st->done_stats.memo_hits += s.memo_hits;
+	st->done_stats.memo_fallbacks += s.memo_fallbacks;
+	st->done_stats.memo_peak_nodes = Max(st->done_stats.memo_peak_nodes, s.memo_peak_nodes);
 	st->done_stats.automaton_states = Max(st->done_stats.automaton_states, s.automaton_states);
 	st->done_stats.timers_fired += s.timers_fired;
 	st->done_stats.timeout_rows += s.timeout_rows;
@@ -582,6 +586,27 @@ mr_scan_explain_parallel(MrScanState *st, ExplainState *es)
 		ExplainPropertyInteger("Shares Matched Here", NULL, mr_par_claimed(st->par), es);
 }
 
+/* EXPLAIN's Matcher: which lane of the runtime runs the query */
+static const char *
+scan_matcher_name(MrRuntime *rt)
+{
+	if (mr_runtime_uses_memo(rt))
+		return "memo";
+	return mr_runtime_uses_dfa(rt) ? "automaton" : "general";
+}
+
+/* EXPLAIN ANALYZE of the memo lane: its live nodes at most, and fallbacks */
+static void
+explain_memo(MrRuntime *rt, const MrRuntimeStats *s, const MrRuntimeStats *d, ExplainState *es)
+{
+	if (!mr_runtime_uses_memo(rt))
+		return;
+	ExplainPropertyInteger("Memo Peak Nodes", NULL,
+						   Max(s->memo_peak_nodes, d->memo_peak_nodes), es);
+	/* partitions that passed the memo's budget: the matcher went on */
+	ExplainPropertyInteger("Memo Fallbacks", NULL, s->memo_fallbacks + d->memo_fallbacks, es);
+}
+
 static void
 mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -650,7 +675,7 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Clock", c->clock_max ? "MAX (the input's largest event time)" :
 							span_text(q, c->clock), es);
 	if (st->rt)
-		ExplainPropertyText("Matcher", mr_runtime_uses_dfa(st->rt) ? "automaton" : "general", es);
+		ExplainPropertyText("Matcher", scan_matcher_name(st->rt), es);
 	mr_scan_explain_parallel(st, es);
 
 	if (es->verbose)
@@ -691,6 +716,7 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (mr_runtime_uses_dfa(st->rt))
 			ExplainPropertyInteger("Automaton States", NULL,
 								   Max(s.automaton_states, d->automaton_states), es);
+		explain_memo(st->rt, &s, d, es);
 		if (c->nwindows > 0 || c->absent_var >= 0 || c->timeout_rows)
 		{
 			/*

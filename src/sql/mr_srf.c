@@ -161,6 +161,8 @@ match_recognize(PG_FUNCTION_ARGS)
 	sink.store = rsinfo->setResult;
 	sink.desc = rsinfo->setDesc;
 	rt = mr_runtime_create(q, srf_emit, &sink);
+	if (mr_enable_memo)
+		mr_runtime_use_memo(rt, false);
 
 	/* the bound input, ordered, rewritten and planned now */
 	rewritten = QueryRewrite(mr_query_input(q, NULL));

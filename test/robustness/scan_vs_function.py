@@ -4,7 +4,7 @@ custom scan and as the set-returning function
 (match_recognize.enable_custom_scan = off).  The two must return the same
 rows (as multisets) or fail with the same error.
 
-Usage: scan_vs_function.py [SEED] [COUNT] [dfa]   (PG* variables name the server)
+Usage: scan_vs_function.py [SEED] [COUNT] [dfa|memo]   (PG* variables name the server)
 
 The ORDER BY is total (ts, then a unique id): rows tying on the ORDER BY
 keys come in an order that is only stable for a given plan, and the node
@@ -16,6 +16,9 @@ With "dfa", the queries are the kind the node runs as a cached DFA (no ^, $
 or WITHIN; every DEFINE compares a column of the row with itself or a
 physical PREV/NEXT of it) over more rows, so that mode meets the function's
 general matcher.
+
+With "memo", both runs are the node's, with match_recognize.enable_memo on
+and off: the memo lane (overlapping matches) against the other matchers.
 """
 import random
 import re
@@ -24,6 +27,7 @@ import sys
 
 DB = 'mr_scan_diff'
 DFA = len(sys.argv) > 3 and sys.argv[3] == 'dfa'
+GUC = 'enable_memo' if len(sys.argv) > 3 and sys.argv[3] == 'memo' else 'enable_custom_scan'
 ROWS = 300 if DFA else 60
 
 
@@ -126,9 +130,9 @@ for it in range(count):
     out = []
     for setting in ('on', 'off'):
         sql = ("SET statement_timeout = '5s'; SET match_recognize.max_threads = 20000; "
-               "SET match_recognize.enable_custom_scan = %s; %s"
+               "SET match_recognize.%s = %s; %s"
                "SELECT x::text FROM (%s) x ORDER BY 1"
-               % (setting, 'SET match_recognize.enable_dfa = on; ' if DFA else '',
+               % (GUC, setting, 'SET match_recognize.enable_dfa = on; ' if DFA else '',
                   stmt.rstrip().rstrip(';')))
         r = psql(DB, sql)
         err = r.stderr.strip().splitlines()[0] if r.returncode != 0 else None
