@@ -607,6 +607,26 @@ explain_memo(MrRuntime *rt, const MrRuntimeStats *s, const MrRuntimeStats *d, Ex
 	ExplainPropertyInteger("Memo Fallbacks", NULL, s->memo_fallbacks + d->memo_fallbacks, es);
 }
 
+/* EXPLAIN VERBOSE: the DEFINE and MEASURES expressions, as written */
+static void
+explain_expressions(MrBoundQuery *q, const MrClause *c, ExplainState *es)
+{
+	List	   *items = NIL;
+	int			i;
+
+	for (i = 0; i < c->ndefines; i++)
+		items = lappend(items, psprintf("%s AS %s", c->vars[c->defines[i].var].name,
+										span_text(q, c->defines[i].expr)));
+	if (items)
+		ExplainPropertyList("Define", items, es);
+	items = NIL;
+	for (i = 0; i < c->nmeasures; i++)
+		items = lappend(items, psprintf("%s AS %s", span_text(q, c->measures[i].expr),
+										c->measures[i].alias.name));
+	if (items)
+		ExplainPropertyList("Measures", items, es);
+}
+
 static void
 mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -679,20 +699,7 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 	mr_scan_explain_parallel(st, es);
 
 	if (es->verbose)
-	{
-		items = NIL;
-		for (i = 0; i < c->ndefines; i++)
-			items = lappend(items, psprintf("%s AS %s", c->vars[c->defines[i].var].name,
-											span_text(q, c->defines[i].expr)));
-		if (items)
-			ExplainPropertyList("Define", items, es);
-		items = NIL;
-		for (i = 0; i < c->nmeasures; i++)
-			items = lappend(items, psprintf("%s AS %s", span_text(q, c->measures[i].expr),
-											c->measures[i].alias.name));
-		if (items)
-			ExplainPropertyList("Measures", items, es);
-	}
+		explain_expressions(q, c, es);
 
 	if (es->analyze && st->rt)
 	{
