@@ -97,6 +97,17 @@ SELECT * FROM sf_cmp('%s AS t MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
   MEASURES MATCH_NUMBER() AS m, CLASSIFIER() AS c, sum(v) AS sv ALL ROWS PER MATCH
   AFTER MATCH SKIP TO NEXT ROW PATTERN (A B* C) DEFINE A AS v < 5, B AS v > PREV(v), C AS v < PREV(v))',
   'k int, ts int, m bigint, c text, sv bigint, v int');
+-- match_recognize.enable_remote_append off: the rows are fetched and
+-- matched here (a Foreign Scan per partition), with the same result
+SET match_recognize.enable_remote_append = off;
+EXPLAIN (COSTS OFF)
+SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)')
+  AS r(k int, n bigint);
+SELECT * FROM sf_cmp('%s MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES FIRST(A.ts) AS s, LAST(B.ts) AS e, count(*) AS n ONE ROW PER MATCH
+  PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)', 'k int, s int, e int, n bigint');
+RESET match_recognize.enable_remote_append;
 -- pruning by a filter on k: one remote part
 EXPLAIN (COSTS OFF)
 SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts

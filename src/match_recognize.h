@@ -27,6 +27,7 @@ extern int	mr_max_threads;
 extern bool mr_enable_custom_scan;
 extern bool mr_enable_dfa;
 extern bool mr_enable_memo;
+extern bool mr_enable_remote_append;
 extern int	mr_stream_start_retries;
 extern int	mr_stream_retry_max_delay;
 

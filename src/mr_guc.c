@@ -26,6 +26,7 @@ int			mr_max_threads = 100000;
 bool		mr_enable_custom_scan = true;
 bool		mr_enable_dfa = true;
 bool		mr_enable_memo = true;
+bool		mr_enable_remote_append = true;
 int			mr_stream_start_retries = 5;
 int			mr_stream_retry_max_delay = 60;
 
@@ -50,6 +51,13 @@ mr_guc_init(void)
 							 "Runs overlapping matches of path-independent patterns through a memo of (state, row) results.",
 							 "Under AFTER MATCH SKIP TO NEXT ROW or TO FIRST/LAST v each (state, row) is worked out once per partition and shared by every start; off re-runs the search from each start.",
 							 &mr_enable_memo,
+							 true,
+							 PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("match_recognize.enable_remote_append",
+							 "Runs the clause on the servers of a partitioned table's postgres_fdw partitions.",
+							 "When PARTITION BY contains the partition key, each foreign partition's clause runs on its server and the results are appended (Custom Scan MatchRecognizeAppend); off fetches the rows and matches them here.",
+							 &mr_enable_remote_append,
 							 true,
 							 PGC_USERSET, 0,
 							 NULL, NULL, NULL);

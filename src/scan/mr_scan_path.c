@@ -885,7 +885,7 @@ mr_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	if (inq->hasRowSecurity)
 		root->glob->dependsOnRole = true;
 	own_quals = mr_push_partition_filters(rel, &shape, inq);
-	remote_inq = mr_remote_candidate(inq) ? copyObject(inq) : NULL;
+	remote_inq = mr_enable_remote_append && mr_remote_candidate(inq) ? copyObject(inq) : NULL;
 	/* planning scribbles on the query: the parallel path plans a copy */
 	if (mr_scan_parallel_candidate(root, rel, &shape.par, inq, call.params))
 		par_input = copyObject(inq);
