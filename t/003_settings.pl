@@ -121,6 +121,7 @@ like($out, qr/Matcher: general/, 'preloaded: postgresql.conf enable_dfa holds');
 is($node->safe_psql('postgres',
 	"SELECT string_agg(name || '=' || setting || '/' || source, ' ' ORDER BY name) FROM pg_settings WHERE name LIKE 'match_recognize.%'"),
 	'match_recognize.enable_custom_scan=off/configuration file match_recognize.enable_dfa=off/configuration file '
+	  . 'match_recognize.enable_memo=on/default match_recognize.enable_remote_append=on/default '
 	  . 'match_recognize.max_pattern_states=100000/default match_recognize.max_threads=99/configuration file '
 	  . 'match_recognize.stream_retry_max_delay=60/default match_recognize.stream_start_retries=5/default',
 	'preloaded: pg_settings');
