@@ -60,6 +60,8 @@
 #include "replication/decode.h"
 #include "replication/logical.h"
 #include "replication/slot.h"
+#include "storage/ipc.h"
+#include "storage/pmsignal.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -422,6 +424,9 @@ mrs_decode(void)
 			if (record != NULL)
 				LogicalDecodingProcessRecord(dec.ctx, dec.ctx->reader);
 			CHECK_FOR_INTERRUPTS();
+			/* a catch-up must not outlive a postmaster killed with -9 */
+			if ((nrecords & 1023) == 1023 && !PostmasterIsAlive())
+				proc_exit(1);
 			if ((++nrecords & 1023) == 0 &&
 				(mr_stream_stop_requested() ||
 				 TimestampDifferenceExceeds(start, GetCurrentTimestamp(), MRS_DECODE_MS)))
