@@ -607,6 +607,10 @@ explain_memo(MrRuntime *rt, const MrRuntimeStats *s, const MrRuntimeStats *d, Ex
 	ExplainPropertyInteger("Memo Fallbacks", NULL, s->memo_fallbacks + d->memo_fallbacks, es);
 }
 
+/*
+ * EXPLAIN's lines for the node.  Long: one property after another, in the
+ * order EXPLAIN shows them.
+ */
 static void
 mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
