@@ -580,7 +580,8 @@ mr_par_share_of(MrParState *ps, TupleTableSlot *slot)
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(ps->hashcxt);
 	}
-	return h % (uint32) ps->nshares;
+	/* h * K / 2^32: the share without a division per row */
+	return (uint32) (((uint64) h * (uint32) ps->nshares) >> 32);
 }
 
 /* the next share to match: its number, -1 for all rows, or -2: none left */
