@@ -179,6 +179,8 @@ struct MrParState
 	bool		sort_byref;		/* some sort key is passed by reference */
 	Datum	   *prev_vals;		/* the sort keys of the last row kept */
 	bool	   *prev_nulls;
+	Datum	   *cur_vals;		/* the sort keys of the row at hand */
+	bool	   *cur_nulls;
 	bool		have_prev;
 	MemoryContext prevcxt;		/* by-reference keys of the last row kept */
 
@@ -490,6 +492,8 @@ mr_par_begin(List *info, PlanState *input, EState *estate)
 	ps->sort_typlen = palloc(sizeof(int16) * Max(ps->nsort, 1));
 	ps->prev_vals = palloc0(sizeof(Datum) * Max(ps->nsort, 1));
 	ps->prev_nulls = palloc0(sizeof(bool) * Max(ps->nsort, 1));
+	ps->cur_vals = palloc0(sizeof(Datum) * Max(ps->nsort, 1));
+	ps->cur_nulls = palloc0(sizeof(bool) * Max(ps->nsort, 1));
 	for (i = 0; i < ps->nsort; i++)
 	{
 		SortSupport ssup = &ps->ssup[i];
@@ -603,23 +607,56 @@ mr_par_claim(MrParState *ps)
 	return (int) s;
 }
 
-/* the sort's order of two rows: < 0, 0 or > 0 (a's keys in vals/nulls) */
-static inline int
-mr_par_compare(MrParState *ps, const Datum *vals, const bool *nulls,
-			   TupleTableSlot *b)
+/*
+ * Does the row come before the last row kept, in the sort's order?  Equal
+ * keys do not (the sort need not keep ties in any order either).  Either
+ * way the row's keys become the last row kept's (the caller keeps it):
+ * each key is fetched once.
+ */
+static inline bool
+mr_par_check_order(MrParState *ps, TupleTableSlot *slot)
 {
+	bool		before = false;
+	bool		decided = !ps->have_prev;
 	int			i;
 
 	for (i = 0; i < ps->nsort; i++)
 	{
-		bool		isnull;
-		Datum		d = slot_getattr(b, ps->sort_cols[i], &isnull);
-		int			c = ApplySortComparator(vals[i], nulls[i], d, isnull, &ps->ssup[i]);
+		ps->cur_vals[i] = slot_getattr(slot, ps->sort_cols[i], &ps->cur_nulls[i]);
+		if (!decided)
+		{
+			int			c = ApplySortComparator(ps->prev_vals[i], ps->prev_nulls[i],
+												ps->cur_vals[i], ps->cur_nulls[i],
+												&ps->ssup[i]);
 
-		if (c != 0)
-			return c;
+			if (c != 0)
+			{
+				before = c > 0;
+				decided = true;
+			}
+		}
 	}
-	return 0;
+	if (ps->sort_byref)
+	{
+		MemoryContext old;
+
+		MemoryContextReset(ps->prevcxt);
+		old = MemoryContextSwitchTo(ps->prevcxt);
+		for (i = 0; i < ps->nsort; i++)
+		{
+			ps->prev_nulls[i] = ps->cur_nulls[i];
+			ps->prev_vals[i] = ps->sort_byval[i] || ps->cur_nulls[i] ? ps->cur_vals[i] :
+				datumCopy(ps->cur_vals[i], false, ps->sort_typlen[i]);
+		}
+		MemoryContextSwitchTo(old);
+	}
+	else
+	{
+		memcpy(ps->prev_vals, ps->cur_vals, sizeof(Datum) * ps->nsort);
+		memcpy(ps->prev_nulls, ps->cur_nulls, sizeof(bool) * ps->nsort);
+	}
+	ps->have_prev = true;
+	return before;
 }
 
 /* the sort's order of the rows in two slots */
@@ -640,31 +677,6 @@ mr_par_compare_slots(MrParState *ps, TupleTableSlot *a, TupleTableSlot *b)
 			return c;
 	}
 	return 0;
-}
-
-/* remember the sort keys of the row just kept */
-static inline void
-mr_par_remember(MrParState *ps, TupleTableSlot *slot)
-{
-	int			i;
-	MemoryContext old = NULL;
-
-	if (ps->sort_byref)
-	{
-		MemoryContextReset(ps->prevcxt);
-		old = MemoryContextSwitchTo(ps->prevcxt);
-	}
-	for (i = 0; i < ps->nsort; i++)
-	{
-		Datum		d = slot_getattr(slot, ps->sort_cols[i], &ps->prev_nulls[i]);
-
-		if (!ps->sort_byval[i] && !ps->prev_nulls[i])
-			d = datumCopy(d, false, ps->sort_typlen[i]);
-		ps->prev_vals[i] = d;
-	}
-	if (old)
-		MemoryContextSwitchTo(old);
-	ps->have_prev = true;
 }
 
 /* a new ordered run, its store in parcxt */
@@ -762,8 +774,7 @@ mr_par_load_share(MrParState *ps, int share)
 			continue;
 		if (ps->nruns > 0)
 		{
-			if (ps->have_prev &&
-				mr_par_compare(ps, ps->prev_vals, ps->prev_nulls, in) > 0)
+			if (mr_par_check_order(ps, in))
 			{
 				if (ps->nruns < MR_PAR_MAX_RUNS)
 					mr_par_new_run(ps);
@@ -773,7 +784,6 @@ mr_par_load_share(MrParState *ps, int share)
 			if (ps->nruns > 0)
 			{
 				tuplestore_puttupleslot(ps->runs[ps->nruns - 1], in);
-				mr_par_remember(ps, in);
 				continue;
 			}
 		}
