@@ -394,6 +394,43 @@ RESET ROLE;
 DROP OWNED BY sp_user;
 DROP ROLE sp_user;
 
+-- rows that arrive in order, in a few ascending runs or in many: stored and
+-- read back as they came, stored and merged, or sorted (the runs found so
+-- far moved into the sort); a small work_mem, so that the runs spill
+SET work_mem = '64kB';
+CREATE TABLE sp_runs_in AS
+SELECT 'r' || lpad(s::text, 3, '0') AS symbol, t AS ts, 100 + ((s * 7 + t * t * 13) % 11) AS price
+FROM generate_series(1, 40) s, generate_series(1, 150) t ORDER BY 1, 2;
+INSERT INTO sp_runs_in SELECT NULL, t, 100 + (t * t * 5) % 7 FROM generate_series(1, 60) t;
+CREATE TABLE sp_runs_few (LIKE sp_runs_in);
+INSERT INTO sp_runs_few SELECT * FROM sp_runs_in WHERE symbol > 'r020' ORDER BY 1, 2;
+INSERT INTO sp_runs_few SELECT * FROM sp_runs_in WHERE symbol <= 'r010' ORDER BY 1, 2;
+INSERT INTO sp_runs_few SELECT * FROM sp_runs_in WHERE symbol IS NULL ORDER BY 2;
+INSERT INTO sp_runs_few SELECT * FROM sp_runs_in WHERE symbol > 'r010' AND symbol <= 'r020' ORDER BY 1, 2;
+CREATE TABLE sp_runs_many (LIKE sp_runs_in);
+INSERT INTO sp_runs_many SELECT * FROM sp_runs_in ORDER BY 1 DESC, 2;
+ANALYZE sp_runs_in;
+ANALYZE sp_runs_few;
+ANALYZE sp_runs_many;
+SELECT sp_is_parallel(sp_vshape('sp_runs_in')), * FROM sp_compare(sp_vshape('sp_runs_in'));
+SELECT sp_is_parallel(sp_vshape('sp_runs_few')), * FROM sp_compare(sp_vshape('sp_runs_few'));
+SELECT sp_is_parallel(sp_vshape('sp_runs_many')), * FROM sp_compare(sp_vshape('sp_runs_many'));
+-- a descending ORDER BY over rows in that order
+CREATE TABLE sp_runs_desc AS SELECT * FROM sp_runs_in ORDER BY symbol, ts DESC;
+ANALYZE sp_runs_desc;
+SELECT sp_is_parallel(q), c.* FROM (SELECT $q$SELECT * FROM match_recognize($$
+    sp_runs_desc MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts DESC
+    MEASURES FIRST(ts) AS f, count(*) AS n, MATCH_NUMBER() AS mno
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, f int, n bigint, mno bigint)$q$) s(q), sp_compare(q) c;
+RESET work_mem;
+DROP TABLE sp_runs_in;
+DROP TABLE sp_runs_few;
+DROP TABLE sp_runs_many;
+DROP TABLE sp_runs_desc;
+
 -- EXPLAIN ANALYZE: Workers Launched is PostgreSQL's, the shares this process
 -- matched ours
 SELECT line FROM sp_explain(sp_vshape()) line

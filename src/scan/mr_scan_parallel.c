@@ -38,6 +38,15 @@
  * rescanned for every further share a participant claims); the sort, which
  * dominates for large inputs, and the matching are split K ways.
  *
+ * Rows that already arrive in the sort's order, or in a few ascending runs,
+ * are not sorted (mr_par_load_share): a table loaded in key order is common
+ * (a time series appended to), and a synchronized seq scan of it starts in
+ * the middle and wraps around, giving two runs.  Each run of the share goes
+ * to a tuplestore as it comes (one comparison with the last row kept), and
+ * the runs are merged as they are read back; the row that would start a
+ * fifth run moves what was stored into a tuplesort, which takes the rest.
+ * The planner still costs a sort (it cannot know the rows' order).
+ *
  * Why K = workers and not workers + 1 (the leader is a participant too):
  * every share costs a read of the whole input, and the leader's first job
  * under Gather is to collect the workers' rows.  The leader claims like any
@@ -81,8 +90,9 @@
  * Gather rescans (ReInitializeDSM).  A rescan of the node itself (the
  * leader's, under a rescanned Gather) starts over without claiming: shares
  * are claimed lazily, on the first row asked for.  Memory: the share's sort
- * in parcxt (reset per share), the key hashing in a per-row context (a
- * toasted key is detoasted there).
+ * or runs in parcxt (reset per share), the key hashing in a per-row context
+ * (a toasted key is detoasted there), the last kept row's by-reference sort
+ * keys in prevcxt.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -108,8 +118,11 @@
 #include "port/atomics.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/datum.h"
 #include "utils/memutils.h"
+#include "utils/sortsupport.h"
 #include "utils/tuplesort.h"
+#include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
 #include "mr_scan.h"
@@ -126,6 +139,12 @@ typedef enum MrParInfoIndex
 	MR_PAR_HASH_COLLS,			/* OidList */
 	MR_PAR_COUNT
 } MrParInfoIndex;
+
+/*
+ * Rows that arrive in at most this many ascending runs are stored and merged
+ * instead of sorted (see mr_par_load_share).
+ */
+#define MR_PAR_MAX_RUNS 4
 
 typedef struct MrParShared
 {
@@ -147,6 +166,23 @@ struct MrParState
 	TupleTableSlot *sorted;
 	MemoryContext parcxt;		/* the sort of the current share */
 	Tuplesortstate *sort;
+
+	/* rows kept while they arrive in a few ordered runs: stores, not a sort */
+	int			nruns;			/* 0: the sort (or nothing) holds the share */
+	Tuplestorestate *runs[MR_PAR_MAX_RUNS];
+	TupleTableSlot *heads[MR_PAR_MAX_RUNS]; /* each run's next row */
+	bool		head_valid[MR_PAR_MAX_RUNS];
+	int			last_run;		/* the run whose head was returned, or -1 */
+	SortSupport ssup;			/* the sort's comparators, for the check */
+	bool	   *sort_byval;
+	int16	   *sort_typlen;
+	bool		sort_byref;		/* some sort key is passed by reference */
+	Datum	   *prev_vals;		/* the sort keys of the last row kept */
+	bool	   *prev_nulls;
+	Datum	   *cur_vals;		/* the sort keys of the row at hand */
+	bool	   *cur_nulls;
+	bool		have_prev;
+	MemoryContext prevcxt;		/* by-reference keys of the last row kept */
 
 	/* the key hash */
 	int			nhash;
@@ -451,6 +487,33 @@ mr_par_begin(List *info, PlanState *input, EState *estate)
 		ps->sort_colls[i] = list_nth_oid(colls, i);
 		ps->nulls_first[i] = list_nth_int(nf, i) != 0;
 	}
+	ps->ssup = palloc0(sizeof(SortSupportData) * Max(ps->nsort, 1));
+	ps->sort_byval = palloc(sizeof(bool) * Max(ps->nsort, 1));
+	ps->sort_typlen = palloc(sizeof(int16) * Max(ps->nsort, 1));
+	ps->prev_vals = palloc0(sizeof(Datum) * Max(ps->nsort, 1));
+	ps->prev_nulls = palloc0(sizeof(bool) * Max(ps->nsort, 1));
+	ps->cur_vals = palloc0(sizeof(Datum) * Max(ps->nsort, 1));
+	ps->cur_nulls = palloc0(sizeof(bool) * Max(ps->nsort, 1));
+	for (i = 0; i < ps->nsort; i++)
+	{
+		SortSupport ssup = &ps->ssup[i];
+		Form_pg_attribute att;
+
+		if (ps->sort_cols[i] < 1 || ps->sort_cols[i] > ps->input_desc->natts)
+			elog(ERROR, "match_recognize: sort column %d out of range",
+				 (int) ps->sort_cols[i]);
+		att = TupleDescAttr(ps->input_desc, ps->sort_cols[i] - 1);
+		ssup->ssup_cxt = CurrentMemoryContext;
+		ssup->ssup_collation = ps->sort_colls[i];
+		ssup->ssup_nulls_first = ps->nulls_first[i];
+		ssup->ssup_attno = ps->sort_cols[i];
+		ssup->abbreviate = false;
+		PrepareSortSupportFromOrderingOp(ps->sort_ops[i], ssup);
+		ps->sort_byval[i] = att->attbyval;
+		ps->sort_typlen[i] = att->attlen;
+		if (!att->attbyval)
+			ps->sort_byref = true;
+	}
 	ps->nhash = list_length(hcols);
 	ps->hash_cols = palloc(sizeof(int) * Max(ps->nhash, 1));
 	ps->hash_colls = palloc(sizeof(Oid) * Max(ps->nhash, 1));
@@ -479,9 +542,14 @@ mr_par_begin(List *info, PlanState *input, EState *estate)
 			ps->hash_calls = true;
 	}
 	ps->sorted = MakeSingleTupleTableSlot(ps->input_desc, &TTSOpsMinimalTuple);
+	for (i = 0; i < MR_PAR_MAX_RUNS; i++)
+		ps->heads[i] = MakeSingleTupleTableSlot(ps->input_desc, &TTSOpsMinimalTuple);
+	ps->last_run = -1;
 	ps->parcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize share",
 									   ALLOCSET_DEFAULT_SIZES);
 	ps->hashcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize share hash",
+										ALLOCSET_SMALL_SIZES);
+	ps->prevcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize share order",
 										ALLOCSET_SMALL_SIZES);
 	ps->input_fresh = true;
 	return ps;
@@ -516,7 +584,8 @@ mr_par_share_of(MrParState *ps, TupleTableSlot *slot)
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(ps->hashcxt);
 	}
-	return h % (uint32) ps->nshares;
+	/* h * K / 2^32: the share without a division per row */
+	return (uint32) (((uint64) h * (uint32) ps->nshares) >> 32);
 }
 
 /* the next share to match: its number, -1 for all rows, or -2: none left */
@@ -538,22 +607,160 @@ mr_par_claim(MrParState *ps)
 	return (int) s;
 }
 
-/* read the whole input, sorting the rows of the share (-1: all rows) */
+/*
+ * Does the row come before the last row kept, in the sort's order?  Equal
+ * keys do not (the sort need not keep ties in any order either).  Either
+ * way the row's keys become the last row kept's (the caller keeps it):
+ * each key is fetched once.
+ */
+static inline bool
+mr_par_check_order(MrParState *ps, TupleTableSlot *slot)
+{
+	bool		before = false;
+	bool		decided = !ps->have_prev;
+	int			i;
+
+	for (i = 0; i < ps->nsort; i++)
+	{
+		ps->cur_vals[i] = slot_getattr(slot, ps->sort_cols[i], &ps->cur_nulls[i]);
+		if (!decided)
+		{
+			int			c = ApplySortComparator(ps->prev_vals[i], ps->prev_nulls[i],
+												ps->cur_vals[i], ps->cur_nulls[i],
+												&ps->ssup[i]);
+
+			if (c != 0)
+			{
+				before = c > 0;
+				decided = true;
+			}
+		}
+	}
+	if (ps->sort_byref)
+	{
+		MemoryContext old;
+
+		MemoryContextReset(ps->prevcxt);
+		old = MemoryContextSwitchTo(ps->prevcxt);
+		for (i = 0; i < ps->nsort; i++)
+		{
+			ps->prev_nulls[i] = ps->cur_nulls[i];
+			ps->prev_vals[i] = ps->sort_byval[i] || ps->cur_nulls[i] ? ps->cur_vals[i] :
+				datumCopy(ps->cur_vals[i], false, ps->sort_typlen[i]);
+		}
+		MemoryContextSwitchTo(old);
+	}
+	else
+	{
+		memcpy(ps->prev_vals, ps->cur_vals, sizeof(Datum) * ps->nsort);
+		memcpy(ps->prev_nulls, ps->cur_nulls, sizeof(bool) * ps->nsort);
+	}
+	ps->have_prev = true;
+	return before;
+}
+
+/* the sort's order of the rows in two slots */
+static int
+mr_par_compare_slots(MrParState *ps, TupleTableSlot *a, TupleTableSlot *b)
+{
+	int			i;
+
+	for (i = 0; i < ps->nsort; i++)
+	{
+		bool		anull,
+					bnull;
+		Datum		ad = slot_getattr(a, ps->sort_cols[i], &anull);
+		Datum		bd = slot_getattr(b, ps->sort_cols[i], &bnull);
+		int			c = ApplySortComparator(ad, anull, bd, bnull, &ps->ssup[i]);
+
+		if (c != 0)
+			return c;
+	}
+	return 0;
+}
+
+/* a new ordered run, its store in parcxt */
+static void
+mr_par_new_run(MrParState *ps)
+{
+	MemoryContext old = MemoryContextSwitchTo(ps->parcxt);
+
+	/* the runs together stay within work_mem (at least 64kB: 16kB each) */
+	ps->runs[ps->nruns++] = tuplestore_begin_heap(false, false,
+												  work_mem / MR_PAR_MAX_RUNS);
+	MemoryContextSwitchTo(old);
+}
+
+static void
+mr_par_end_runs(MrParState *ps)
+{
+	int			i;
+
+	for (i = 0; i < ps->nruns; i++)
+	{
+		ExecClearTuple(ps->heads[i]);
+		tuplestore_end(ps->runs[i]);
+		ps->runs[i] = NULL;
+		ps->head_valid[i] = false;
+	}
+	ps->nruns = 0;
+	ps->last_run = -1;
+}
+
+/*
+ * Too many runs: the rows stored so far go to a sort, and so will the rest
+ * of the share.
+ */
+static void
+mr_par_runs_to_sort(MrParState *ps)
+{
+	MemoryContext old = MemoryContextSwitchTo(ps->parcxt);
+	int			i;
+
+	ps->sort = tuplesort_begin_heap(ps->input_desc, ps->nsort, ps->sort_cols,
+									ps->sort_ops, ps->sort_colls, ps->nulls_first,
+									work_mem, NULL, TUPLESORT_NONE);
+	MemoryContextSwitchTo(old);
+	for (i = 0; i < ps->nruns; i++)
+	{
+		for (;;)
+		{
+			CHECK_FOR_INTERRUPTS();
+			if (!tuplestore_gettupleslot(ps->runs[i], true, false, ps->sorted))
+				break;
+			tuplesort_puttupleslot(ps->sort, ps->sorted);
+		}
+		ExecClearTuple(ps->sorted);
+	}
+	mr_par_end_runs(ps);
+}
+
+/*
+ * Read the whole input, keeping the rows of the share (-1: all rows) for
+ * reading back in the sort's order.  Rows often arrive in that order
+ * already (a table loaded in it, an index scan), or in a few ascending runs
+ * (a synchronized seq scan starts in the middle of the table and wraps
+ * around): each run is only stored, in a tuplestore (the runs within
+ * work_mem together, spilling beyond it), and the runs are merged as they
+ * are read back.  That spares the sort (its comparisons, its check for
+ * sorted input, and beyond work_mem the merge of its runs) at the cost of a
+ * comparison with the last row kept, and one per row to merge the runs.
+ * The row that would start run MR_PAR_MAX_RUNS + 1 moves the rows stored so
+ * far into a tuplesort, which takes the rest.
+ */
 static void
 mr_par_load_share(MrParState *ps, int share)
 {
-	MemoryContext caller = CurrentMemoryContext;
 	MemoryContext old;
+	int			i;
 
 	if (!ps->input_fresh)
 		ExecReScan(ps->input);
 	ps->input_fresh = false;
 	MemoryContextReset(ps->parcxt);
-	old = MemoryContextSwitchTo(ps->parcxt);
-	ps->sort = tuplesort_begin_heap(ps->input_desc, ps->nsort, ps->sort_cols,
-									ps->sort_ops, ps->sort_colls, ps->nulls_first,
-									work_mem, NULL, TUPLESORT_NONE);
-	MemoryContextSwitchTo(caller);
+	MemoryContextReset(ps->prevcxt);
+	ps->have_prev = false;
+	mr_par_new_run(ps);
 	for (;;)
 	{
 		TupleTableSlot *in;
@@ -565,23 +772,69 @@ mr_par_load_share(MrParState *ps, int share)
 			break;
 		if (share >= 0 && mr_par_share_of(ps, in) != (uint32) share)
 			continue;
+		if (ps->nruns > 0)
+		{
+			if (mr_par_check_order(ps, in))
+			{
+				if (ps->nruns < MR_PAR_MAX_RUNS)
+					mr_par_new_run(ps);
+				else
+					mr_par_runs_to_sort(ps);
+			}
+			if (ps->nruns > 0)
+			{
+				tuplestore_puttupleslot(ps->runs[ps->nruns - 1], in);
+				continue;
+			}
+		}
 		tuplesort_puttupleslot(ps->sort, in);
 	}
-	old = MemoryContextSwitchTo(ps->parcxt);
-	tuplesort_performsort(ps->sort);
-	MemoryContextSwitchTo(old);
+	if (ps->sort)
+	{
+		old = MemoryContextSwitchTo(ps->parcxt);
+		tuplesort_performsort(ps->sort);
+		MemoryContextSwitchTo(old);
+	}
+	for (i = 0; i < ps->nruns; i++)
+		ps->head_valid[i] = tuplestore_gettupleslot(ps->runs[i], true, false,
+													ps->heads[i]);
+	ps->last_run = -1;
 	ps->claimed++;
+}
+
+/* the next row of the merged runs, or NULL */
+static TupleTableSlot *
+mr_par_next_of_runs(MrParState *ps)
+{
+	int			best = -1;
+	int			i;
+
+	if (ps->last_run >= 0)
+		ps->head_valid[ps->last_run] =
+			tuplestore_gettupleslot(ps->runs[ps->last_run], true, false,
+									ps->heads[ps->last_run]);
+	for (i = 0; i < ps->nruns; i++)
+	{
+		if (!ps->head_valid[i])
+			continue;
+		/* the earlier run on a tie */
+		if (best < 0 || mr_par_compare_slots(ps, ps->heads[best], ps->heads[i]) > 0)
+			best = i;
+	}
+	ps->last_run = best;
+	return best < 0 ? NULL : ps->heads[best];
 }
 
 static void
 mr_par_end_sort(MrParState *ps)
 {
+	ExecClearTuple(ps->sorted);
 	if (ps->sort)
 	{
-		ExecClearTuple(ps->sorted);
 		tuplesort_end(ps->sort);
 		ps->sort = NULL;
 	}
+	mr_par_end_runs(ps);
 }
 
 /* the next input row for the node: the next sorted row of a claimed share */
@@ -592,7 +845,15 @@ mr_par_next(MrParState *ps)
 	{
 		int			share;
 
-		if (ps->sort)
+		if (ps->nruns > 0)
+		{
+			TupleTableSlot *row = mr_par_next_of_runs(ps);
+
+			if (row)
+				return row;
+			mr_par_end_sort(ps);
+		}
+		else if (ps->sort)
 		{
 			if (tuplesort_gettupleslot(ps->sort, true, false, ps->sorted, NULL))
 				return ps->sorted;
@@ -624,10 +885,15 @@ mr_par_rescan(MrParState *ps)
 void
 mr_par_end(MrParState *ps)
 {
+	int			i;
+
 	mr_par_end_sort(ps);
 	ExecDropSingleTupleTableSlot(ps->sorted);
+	for (i = 0; i < MR_PAR_MAX_RUNS; i++)
+		ExecDropSingleTupleTableSlot(ps->heads[i]);
 	MemoryContextDelete(ps->parcxt);
 	MemoryContextDelete(ps->hashcxt);
+	MemoryContextDelete(ps->prevcxt);
 }
 
 Size
