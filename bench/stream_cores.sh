@@ -5,8 +5,8 @@
 #   N rows (default 1M) over PARTS partitions (100), the V shape of
 #   bench/stream_core.sh, committed in TXN-row transactions while both
 #   streams' processes are stopped (SIGSTOP): s1 (workers => 1: its worker
-#   decodes and matches) and s2 (workers => 2: its worker decodes, two lanes
-#   match, src/stream/mr_stream_lanes.c).  Then each catches up alone
+#   decodes and matches) and s2 (workers => 2: its worker decodes and
+#   writes, its lane matches, src/stream/mr_stream_lanes.c).  Then each catches up alone
 #   (SIGCONT until match_recognize_wait_stream returns): rows/s of each,
 #   their ratio, the CPU seconds of each process, and whether the two output
 #   tables are equal (_match_id included).  The load average is printed
@@ -82,7 +82,7 @@ run_case()
 			 UNION ALL (SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'match_recognize stream $id lane %' ORDER BY application_name)"
 	}
 	for _ in $(seq 1 100); do
-		[ "$(procs 2 | wc -l)" = 3 ] && break
+		[ "$(procs 2 | wc -l)" = 2 ] && break
 		sleep 0.1
 	done
 	P1=$(procs 1 | tr '\n' ' ')

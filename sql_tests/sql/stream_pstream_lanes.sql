@@ -1,6 +1,7 @@
 --
--- workers => n: one stream's partitions matched by n processes, its worker
--- and n - 1 lanes the worker feeds (src/stream/mr_stream_lanes.c).  The
+-- workers => n: one stream in n processes, its worker, which decodes and
+-- writes, and n - 1 lanes it feeds, which match its partitions
+-- (src/stream/mr_stream_lanes.c).  The
 -- output of a stream with workers => 2 and 3 equals, row for row and
 -- _match_id for _match_id, the output of the same stream with workers => 1,
 -- and the batch query's;

@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  * mr_stream_lanes.c
- *	  A stream with workers => n (n > 1): its partitions' runs spread over
- *	  n processes, the worker that decodes and n - 1 lanes it feeds.  This
+ *	  A stream with workers => n (n > 1): n processes, the worker that
+ *	  decodes and writes and n - 1 lanes it feeds, which match.  This
  *	  file is the worker's side (starting the lanes, the ops it sends them,
  *	  the results it reads back) and the wire format both sides share;
  *	  mr_stream_lane.c is a lane's process.
@@ -14,21 +14,30 @@
  * output, the late rows, the checkpoints and the catalog row in its cycle's
  * transaction.  What moves to the lanes is the matching: the partition runs
  * (MrPartRun: the matcher, DEFINE and MEASURES), the part of a cycle whose
- * cost grows with the query.  Partition p belongs to process hash(p's key)
- * % n: 0 is the worker, which matches its share as with workers => 1;
- * lane k > 0 keeps, for its partitions, the same MrsPart the worker has
- * (key, checkpoint, retained rows) plus the run, and runs the code of
- * mr_stream_part.c on it unchanged.
+ * cost grows with the query.  Partition p belongs to lane 1 + hash(p's
+ * key) % (n - 1); the lane keeps, for its partitions, the same MrsPart the
+ * worker has (key, checkpoint, retained rows) plus the run, and runs the
+ * code of mr_stream_part.c on it unchanged.
+ *
+ * Who matches: the lanes only, not the worker.  The worker's own work
+ * (decoding, routing, writing the output: bench/stream_cores.sh, most of
+ * a workers => 1 worker's time even with a costly DEFINE) is already the
+ * larger part, so a worker that also matched a share was the slower
+ * process of the two and the lanes waited for it: with workers => 2 on
+ * two cores, the worker matching half the partitions caught up at 0.85
+ * of the rate of workers => 1 with a costly DEFINE; the worker decoding
+ * and writing while one lane matches everything pipelines the two.
  *
  * Where the worker would push rows into a lane's partition's run and settle
  * it (release, backfill), expire it (WITHIN), fire its timers or rebuild it
  * (a restart with time in patterns), it appends an op to that lane's round
- * instead.  A release sends the lanes their rounds (mrs_lanes_send) before
- * the worker runs its own partitions, so that all n match at once; while
+ * instead.  A release sends the lanes their rounds (mrs_lanes_send); while
  * the worker decodes, it releases every MRS_EARLY_ROWS rows
  * (mr_stream_worker.c) and reads that round's results only at the next
  * release, so that the lanes match while it decodes (a catch-up is mostly
- * decoding).  mrs_parts_sync (mr_stream_part.c) ends the round: every
+ * decoding), and at the cycle's last release it writes the output rows
+ * it has while the lanes match that round.  mrs_parts_sync
+ * (mr_stream_part.c) ends the round: every
  * lane gets its ops, runs them in order, and sends back, in order, the
  * output rows
  * (values and _match_id, made by the lane's emit callback exactly as the
@@ -324,11 +333,14 @@ mrs_lanes_check(void)
 
 /* ---------- ops ---------- */
 
-/* p's process: 0 the worker, k > 0 lane k */
+/*
+ * p's lane, 1 .. n - 1: every partition is matched by a lane, none by the
+ * worker (see "Who matches" above)
+ */
 int
 mrs_lane_of(MrsPart *p)
 {
-	return (int) (p->hash % (uint32) MyStream->nlanes);
+	return 1 + (int) (p->hash % (uint32) nremote);
 }
 
 void

@@ -936,8 +936,8 @@ mrs_release(void)
 	MemoryContextSwitchTo(old);
 
 	/*
-	 * workers > 1: first the other processes' partitions, whose ops go to
-	 * them at once, then this process's own while they run theirs
+	 * workers > 1: the lanes' partitions, whose ops go to them at once (all
+	 * of them: the worker matches none), then this process's own
 	 */
 	for (pass = 0; pass < 2; pass++)
 	{
@@ -968,6 +968,16 @@ mrs_release(void)
 		}
 		if (pass == 0 && s->nlanes > 0)
 			mrs_lanes_send();
+	}
+	if (!release_early && s->nlanes > 0)
+	{
+		/*
+		 * workers > 1, the cycle's last release: write the output rows the
+		 * lanes sent so far while they match this round, rather than
+		 * after it with the lanes idle (process() writes the rest; one
+		 * transaction either way)
+		 */
+		mrs_outbuf_flush(&s->out);
 	}
 	if (!release_early)
 		mrs_parts_sync();
