@@ -367,7 +367,7 @@ mrs_decoder_start(void)
 	mr_stream_proto_set_sink(&dec.sink);
 	old = MemoryContextSwitchTo(s->cxt);
 	dec.ctx = CreateDecodingContext(InvalidXLogRecPtr, NIL, false,
-									XL_ROUTINE(.page_read = read_local_xlog_page,
+									XL_ROUTINE(.page_read = mr_stream_page_read,
 											   .segment_open = wal_segment_open,
 											   .segment_close = wal_segment_close),
 									NULL, NULL, NULL);

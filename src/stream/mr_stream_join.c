@@ -464,26 +464,6 @@ js_other_unused(MrStreamSink *sink, char kind)
 	elog(ERROR, "an interval join stream takes raw changes");
 }
 
-/*
- * read_local_xlog_page(), but the wait for the rest of a record that is
- * not flushed yet ends with the postmaster: after kill -9 of the
- * postmaster nobody flushes it, and the worker must not outlive the
- * server (its shared memory would block the restart).
- */
-static int
-page_read(XLogReaderState *state, XLogRecPtr targetPagePtr, int reqLen,
-		  XLogRecPtr targetRecPtr, char *cur_page)
-{
-	while (targetPagePtr + reqLen > GetFlushRecPtr(NULL))
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (!PostmasterIsAlive())
-			proc_exit(1);
-		pg_usleep(1000L);
-	}
-	return read_local_xlog_page(state, targetPagePtr, reqLen, targetRecPtr, cur_page);
-}
-
 /* the slot and the decoding context, in a transaction, for the worker's life */
 static void
 decoder_start(void)
@@ -503,7 +483,7 @@ decoder_start(void)
 	mr_stream_proto_set_sink(&js.sink);
 	old = MemoryContextSwitchTo(js.cxt);
 	js.ctx = CreateDecodingContext(InvalidXLogRecPtr, NIL, false,
-								   XL_ROUTINE(.page_read = page_read,
+								   XL_ROUTINE(.page_read = mr_stream_page_read,
 											  .segment_open = wal_segment_open,
 											  .segment_close = wal_segment_close),
 								   NULL, NULL, NULL);

@@ -533,21 +533,6 @@ ls_other_unused(MrStreamSink *sink, char kind)
 	elog(ERROR, "a levels stream takes raw changes");
 }
 
-/* read_local_xlog_page(), ending with the postmaster (see mr_stream_join.c) */
-static int
-page_read(XLogReaderState *state, XLogRecPtr targetPagePtr, int reqLen,
-		  XLogRecPtr targetRecPtr, char *cur_page)
-{
-	while (targetPagePtr + reqLen > GetFlushRecPtr(NULL))
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (!PostmasterIsAlive())
-			proc_exit(1);
-		pg_usleep(1000L);
-	}
-	return read_local_xlog_page(state, targetPagePtr, reqLen, targetRecPtr, cur_page);
-}
-
 static void
 decoder_start(void)
 {
@@ -565,7 +550,7 @@ decoder_start(void)
 	mr_stream_proto_set_sink(&ls.sink);
 	old = MemoryContextSwitchTo(ls.cxt);
 	ls.ctx = CreateDecodingContext(InvalidXLogRecPtr, NIL, false,
-								   XL_ROUTINE(.page_read = page_read,
+								   XL_ROUTINE(.page_read = mr_stream_page_read,
 											  .segment_open = wal_segment_open,
 											  .segment_close = wal_segment_close),
 								   NULL, NULL, NULL);

@@ -28,9 +28,14 @@
 #include "access/detoast.h"
 #include "access/htup_details.h"
 #include "access/tupconvert.h"
+#include "access/xlog.h"
+#include "access/xlogutils.h"
 #include "catalog/partition.h"
+#include "miscadmin.h"
 #include "replication/logical.h"
 #include "replication/output_plugin.h"
+#include "storage/ipc.h"
+#include "storage/pmsignal.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
@@ -340,4 +345,25 @@ _PG_output_plugin_init(OutputPluginCallbacks *cb)
 	cb->commit_cb = proto_commit;
 	cb->message_cb = proto_message;
 	cb->shutdown_cb = proto_shutdown;
+}
+
+/*
+ * The page_read callback of every stream worker's decoding context:
+ * read_local_xlog_page(), but the wait for the rest of a record that is not
+ * flushed yet ends with the postmaster.  After kill -9 of the postmaster
+ * nobody flushes it, and a worker must not outlive the server: its shared
+ * memory would keep the server from starting again.
+ */
+int
+mr_stream_page_read(XLogReaderState *state, XLogRecPtr targetPagePtr, int reqLen,
+					XLogRecPtr targetRecPtr, char *cur_page)
+{
+	while (targetPagePtr + reqLen > GetFlushRecPtr(NULL))
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!PostmasterIsAlive())
+			proc_exit(1);
+		pg_usleep(1000L);
+	}
+	return read_local_xlog_page(state, targetPagePtr, reqLen, targetRecPtr, cur_page);
 }

@@ -36,6 +36,7 @@
 #include "access/tupdesc.h"
 #include "utils/relcache.h"
 #include "replication/reorderbuffer.h"
+#include "access/xlogreader.h"
 
 typedef struct MrStreamSink MrStreamSink;
 
@@ -63,5 +64,9 @@ struct MrStreamSink
 };
 
 extern void mr_stream_proto_set_sink(MrStreamSink *sink);
+
+/* every stream worker's page_read: read_local_xlog_page, ending with the postmaster */
+extern int	mr_stream_page_read(XLogReaderState *state, XLogRecPtr targetPagePtr, int reqLen,
+								XLogRecPtr targetRecPtr, char *cur_page);
 
 #endif							/* MR_STREAM_PROTO_H */
