@@ -34,25 +34,12 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
+#include "mr_stream_proto.h"
 #include "mr_stream_watermark.h"
 #include "mr_stream_worker_int.h"
 
 #define MRS_BACKFILL_FETCH	1000
 #define MRS_BACKFILL_FLUSH	10000
-
-/* the active snapshot as pg_snapshot's text form, xmin:xmax:xip,... */
-static char *
-snapshot_text(Snapshot snap)
-{
-	StringInfoData b;
-	uint32		i;
-
-	initStringInfo(&b);
-	appendStringInfo(&b, "%u:%u:", snap->xmin, snap->xmax);
-	for (i = 0; i < snap->xcnt; i++)
-		appendStringInfo(&b, "%s%u", i ? "," : "", snap->xip[i]);
-	return b.data;
-}
 
 /*
  * The condition on the event time of a row the stream takes: not NULL and,
@@ -197,7 +184,7 @@ mrs_backfill(void)
 	SPIPlanPtr	plan;
 	Portal		portal;
 
-	mrs_parse_snapshot(snapshot_text(GetActiveSnapshot()));
+	mrs_parse_snapshot(mr_stream_snapshot_text(GetActiveSnapshot()));
 	backfill_unusable();
 	mr_stream_report_backfill(0, Max(total, 1));
 	plan = SPI_prepare(backfill_query(), 0, NULL);

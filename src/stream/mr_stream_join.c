@@ -1269,15 +1269,8 @@ backfill(void)
 	/* a self-join on two time columns is in the order of one of them only */
 	bool		follow = nsides == 2 || js.b->time_attno[0] == js.b->time_attno[1];
 	int			s;
-	StringInfoData snap;
-	Snapshot	as = GetActiveSnapshot();
-	uint32		i;
 
-	initStringInfo(&snap);
-	appendStringInfo(&snap, "%u:%u:", as->xmin, as->xmax);
-	for (i = 0; i < as->xcnt; i++)
-		appendStringInfo(&snap, "%s%u", i ? "," : "", as->xip[i]);
-	parse_snapshot(snap.data);
+	parse_snapshot(mr_stream_snapshot_text(GetActiveSnapshot()));
 
 	for (s = 0; s < nsides; s++)
 		cursor_open(&cur[s], s);

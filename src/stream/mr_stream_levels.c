@@ -1512,7 +1512,6 @@ backfill(void)
 	const char *tcol = quote_identifier(get_attname(ls.sp.source, ls.sp.time_att, false));
 	bool		finite_check = ls.sp.time_type == DATEOID || ls.sp.time_type == TIMESTAMPOID ||
 		ls.sp.time_type == TIMESTAMPTZOID;
-	StringInfoData snap;
 	SPITupleTable *tt = NULL;
 	uint64		pos = 0;
 	HeapTupleData tup;
@@ -1521,13 +1520,8 @@ backfill(void)
 	Datum		d;
 	int64		total,
 				copied = 0;
-	uint32		i;
 
-	initStringInfo(&snap);
-	appendStringInfo(&snap, "%u:%u:", as->xmin, as->xmax);
-	for (i = 0; i < as->xcnt; i++)
-		appendStringInfo(&snap, "%s%u", i ? "," : "", as->xip[i]);
-	parse_snapshot(snap.data);
+	parse_snapshot(mr_stream_snapshot_text(as));
 
 	backfill_queries();
 	if (ls.failing)

@@ -36,11 +36,13 @@
 #include "replication/output_plugin.h"
 #include "storage/ipc.h"
 #include "storage/pmsignal.h"
+#include "utils/builtins.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/snapshot.h"
 
 #include "mr_stream_proto.h"
 
@@ -366,4 +368,27 @@ mr_stream_page_read(XLogReaderState *state, XLogRecPtr targetPagePtr, int reqLen
 		pg_usleep(1000L);
 	}
 	return read_local_xlog_page(state, targetPagePtr, reqLen, targetRecPtr, cur_page);
+}
+
+/*
+ * A snapshot in pg_snapshot's text form, xmin:xmax:xip,... with the
+ * in-progress xids in ascending order as pg_snapshot's input requires (a
+ * snapshot's own xip array is in no order), so that the text a stream
+ * records for its backfill can be cast to pg_snapshot.
+ */
+char *
+mr_stream_snapshot_text(Snapshot snap)
+{
+	StringInfoData b;
+	TransactionId *xip = palloc(sizeof(TransactionId) * Max(snap->xcnt, 1));
+	uint32		i;
+
+	memcpy(xip, snap->xip, sizeof(TransactionId) * snap->xcnt);
+	qsort(xip, snap->xcnt, sizeof(TransactionId), xidComparator);
+	initStringInfo(&b);
+	appendStringInfo(&b, "%u:%u:", snap->xmin, snap->xmax);
+	for (i = 0; i < snap->xcnt; i++)
+		appendStringInfo(&b, "%s%u", i ? "," : "", xip[i]);
+	pfree(xip);
+	return b.data;
 }

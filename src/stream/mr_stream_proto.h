@@ -37,6 +37,7 @@
 #include "utils/relcache.h"
 #include "replication/reorderbuffer.h"
 #include "access/xlogreader.h"
+#include "utils/snapshot.h"
 
 typedef struct MrStreamSink MrStreamSink;
 
@@ -68,5 +69,8 @@ extern void mr_stream_proto_set_sink(MrStreamSink *sink);
 /* every stream worker's page_read: read_local_xlog_page, ending with the postmaster */
 extern int	mr_stream_page_read(XLogReaderState *state, XLogRecPtr targetPagePtr, int reqLen,
 								XLogRecPtr targetRecPtr, char *cur_page);
+
+/* a snapshot as pg_snapshot's text form, xids in ascending order */
+extern char *mr_stream_snapshot_text(Snapshot snap);
 
 #endif							/* MR_STREAM_PROTO_H */
