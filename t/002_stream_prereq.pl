@@ -5,6 +5,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use TimeLimit;
 
 my $node = PostgreSQL::Test::Cluster->new('stream_prereq');
 $node->init;

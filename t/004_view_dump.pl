@@ -9,6 +9,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use TimeLimit;
 
 my $node = PostgreSQL::Test::Cluster->new('view_dump');
 $node->init;

@@ -11,6 +11,9 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use FindBin;
+use lib $FindBin::RealBin;
+use TimeLimit;
 use Time::HiRes qw(usleep);
 
 my $node = PostgreSQL::Test::Cluster->new('stream_hostile');

@@ -35,7 +35,7 @@ MR_APT_PACKAGES=(
 
 mr_log()
 {
-	printf '\n==> %s\n' "$*"
+	printf '\n==> %s  (%s)\n' "$*" "$(date -u +%H:%M:%S)"
 }
 
 # run a command as root: directly when we are root, else through sudo
@@ -100,12 +100,4 @@ mr_build_install()
 		"$pkglibdir"/bitcode/match_recognize \
 		"$pkglibdir"/bitcode/match_recognize.index.bc || return 1
 	mr_as_root make install PG_CONFIG="$MR_PG_CONFIG" || return 1
-}
-
-# pg_virtualenv [our options] COMMAND...: a throwaway cluster in a temporary
-# directory (-t, so that it never collides with another run's 15/regress),
-# with PGHOST/PGPORT/PGUSER/PGPASSWORD/PGDATABASE exported to COMMAND.
-mr_virtualenv()
-{
-	pg_virtualenv "${MR_VIRTUALENV_OPTS[@]}" "$@"
 }

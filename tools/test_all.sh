@@ -42,6 +42,16 @@ record()
 	printf -- '--- %s: %s%s\n' "$name" "$status" "${note:+ ($note)}"
 }
 
+# a suite that hangs fails at its time limit instead of eating the whole
+# CI budget (a clean run takes about 18 min in all); MR_SUITE_TIME_LIMIT
+# overrides every limit
+bounded()
+{
+	local seconds=${MR_SUITE_TIME_LIMIT:-$1}
+	shift
+	timeout --kill-after=60 "$seconds" "$@"
+}
+
 have_files()
 {
 	compgen -G "$1" >/dev/null
@@ -125,9 +135,12 @@ fi
 # ---------------------------------------------------------------------------
 # The suites that start servers of their own (initdb refuses root): as the
 # user mrtest, on a copy of the tree that user owns, when we are root.
+# nonroot_make SECONDS TARGET...
 nonroot_dir=
 nonroot_make()
 {
+	local seconds=$1
+	shift
 	if [ "$(id -u)" = 0 ]; then
 		if [ -z "$nonroot_dir" ]; then
 			id -u mrtest >/dev/null 2>&1 || useradd --create-home --shell /bin/bash mrtest
@@ -135,11 +148,11 @@ nonroot_make()
 			tar -C "$MR_ROOT" --exclude=.git -cf - . | tar -C "$nonroot_dir" -xf -
 			chown -R mrtest: "$nonroot_dir"
 		fi
-		runuser -u mrtest -- env PATH="$MR_PG_BINDIR:$PATH" \
+		bounded "$seconds" runuser -u mrtest -- env PATH="$MR_PG_BINDIR:$PATH" \
 			make -C "$nonroot_dir" "$@" PG_CONFIG="$MR_PG_CONFIG"
 	else
 		nonroot_dir=$MR_ROOT
-		env PATH="$MR_PG_BINDIR:$PATH" make "$@" PG_CONFIG="$MR_PG_CONFIG"
+		bounded "$seconds" env PATH="$MR_PG_BINDIR:$PATH" make "$@" PG_CONFIG="$MR_PG_CONFIG"
 	fi
 }
 
@@ -148,7 +161,7 @@ run_stream()
 	mr_log "stream: make check-stream"
 	if ! have_files 'sql_tests/sql/*.sql'; then
 		record stream skipped "no sql_tests/sql/*.sql"
-	elif nonroot_make check-stream; then
+	elif nonroot_make 1500 check-stream; then
 		record stream passed
 	else
 		[ -f "$nonroot_dir/sql_tests/regression.diffs" ] && cat "$nonroot_dir/sql_tests/regression.diffs"
@@ -163,7 +176,7 @@ run_tap()
 		record tap skipped "no t/*.pl"
 		return 0
 	fi
-	if nonroot_make tapcheck; then
+	if nonroot_make 2400 tapcheck; then
 		record tap passed
 	else
 		local log
@@ -246,8 +259,10 @@ if [ $built = yes ]; then
 	mr_log "throwaway cluster: pg_virtualenv ${MR_VIRTUALENV_OPTS[*]}"
 	before=$(wc -l <"$MR_RESULTS")
 	rc=0
-	mr_virtualenv bash "$MR_ROOT/tools/test_all.sh" --in-cluster || rc=$?
-	if [ "$(wc -l <"$MR_RESULTS")" = "$before" ]; then
+	bounded 2400 pg_virtualenv "${MR_VIRTUALENV_OPTS[@]}" bash "$MR_ROOT/tools/test_all.sh" --in-cluster || rc=$?
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		record cluster failed "the suites in the throwaway cluster reached their time limit"
+	elif [ "$(wc -l <"$MR_RESULTS")" = "$before" ]; then
 		record cluster failed "pg_virtualenv exited $rc before running the suites"
 	fi
 	run_stream
