@@ -195,12 +195,27 @@ RESET client_min_messages;
 SELECT match_recognize_alter_stream('sk_join', on_error => 'skip');
 SELECT match_recognize_alter_stream('sk_join', on_error => 'stop');
 
+-- rename_stream renames <output>_errors with the output, and the worker
+-- goes on writing to it
+SELECT match_recognize_rename_stream('sk_mea', 'sk_mea2');
+SELECT name, error_table FROM match_recognize_streams WHERE name LIKE 'public.sk_mea%';
+SELECT to_regclass('sk_mea_errors') IS NULL AS old_name_gone;
+INSERT INTO sk_src2 VALUES (3, 8, 3), (3, 9, 7), (9, 10, 1);
+SELECT match_recognize_wait_stream('sk_mea2');
+SELECT k, ts, v, _seq, _sqlstate FROM sk_mea2_errors ORDER BY _seq;
+-- one the user renamed keeps its name
+ALTER TABLE sk_stop_errors RENAME TO sk_stop_dead;
+SELECT match_recognize_rename_stream('sk_stop', 'sk_stop2');
+SELECT match_recognize_rename_stream('sk_stop2', 'sk_stop');
+SELECT name, error_table FROM match_recognize_streams WHERE name LIKE 'public.sk_stop%';
+ALTER TABLE sk_stop_dead RENAME TO sk_stop_errors;
+
 -- drop_stream drops the dead-letter table with the stream
 SELECT match_recognize_drop_stream('sk_def');
-SELECT match_recognize_drop_stream('sk_mea');
+SELECT match_recognize_drop_stream('sk_mea2');
 SELECT match_recognize_drop_stream('sk_stop');
 SELECT match_recognize_drop_stream('sk_join');
-SELECT to_regclass('sk_def_errors') IS NULL, to_regclass('sk_mea_errors') IS NULL,
+SELECT to_regclass('sk_def_errors') IS NULL, to_regclass('sk_mea2_errors') IS NULL,
        to_regclass('sk_stop_errors') IS NULL;
-DROP TABLE sk_def, sk_mea, sk_stop, sk_join, sk_src, sk_src2, sk_src3, sk_l, sk_r, sk_clean;
+DROP TABLE sk_def, sk_mea2, sk_stop, sk_join, sk_src, sk_src2, sk_src3, sk_l, sk_r, sk_clean;
 DROP FUNCTION sk_wait_error(text), sk_diff(text, text, text), sk_restart(text);

@@ -2306,6 +2306,37 @@ match_recognize_alter_stream(PG_FUNCTION_ARGS)
  * The stream lock is taken before the output table's, the order of the
  * worker, which needs no stop.
  */
+/*
+ * The dead-letter table that on_error 'skip' created as <output>_errors
+ * follows the output's new name, so that its name keeps saying whose rows
+ * it holds and a new stream under the old name can create its own; one the
+ * user renamed, or a name already taken, is left alone.
+ */
+static void
+rename_error_table(StreamRef *r, HeapTuple tup, const char *new_output)
+{
+	bool		isnull;
+	Datum		d = mr_stream_row_get(r->rel, tup, Anum_mrs_error_table, &isnull);
+	Oid			errors;
+	char	   *name;
+	char	   *new_name;
+
+	if (isnull)
+		return;
+	errors = DatumGetObjectId(d);
+	name = get_rel_name(errors);
+	if (name == NULL ||
+		get_rel_namespace(errors) != get_rel_namespace(r->output) ||
+		strcmp(name, psprintf("%s_errors", get_rel_name(r->output))) != 0)
+		return;
+	new_name = psprintf("%s_errors", new_output);
+	if (strlen(new_name) >= NAMEDATALEN ||
+		OidIsValid(get_relname_relid(new_name, get_rel_namespace(errors))))
+		return;
+	spi_exec(psprintf("ALTER TABLE %s RENAME TO %s", qualified_name(errors),
+					  quote_identifier(new_name)), SPI_OK_UTILITY);
+}
+
 Datum
 match_recognize_rename_stream(PG_FUNCTION_ARGS)
 {
@@ -2344,6 +2375,7 @@ match_recognize_rename_stream(PG_FUNCTION_ARGS)
 	CommandCounterIncrement();
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
+	rename_error_table(&r, tup, rv->relname);
 	spi_exec(psprintf("ALTER TABLE %s RENAME TO %s", qualified_name(r.output),
 					  quote_identifier(rv->relname)), SPI_OK_UTILITY);
 	SPI_finish();
