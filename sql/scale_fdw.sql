@@ -64,6 +64,14 @@ INSERT INTO sf_ev_0 SELECT k, ts, (ts * 7 + k * 3) % 10
 CREATE TABLE sf_all AS SELECT * FROM sf_ev;
 SELECT count(*), count(DISTINCT k) FROM sf_all;
 
+-- sf_plan(clause): the lines of EXPLAIN (COSTS OFF) of the clause
+CREATE FUNCTION sf_plan(clause text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM match_recognize(%L) AS r(k int, x text)', clause)
+  LOOP RETURN NEXT l; END LOOP;
+END $$;
+
 -- sf_cmp(clause over %s): rows of the clause over sf_ev and over sf_all,
 -- and each side EXCEPT ALL the other
 CREATE FUNCTION sf_cmp(clause text, cols text, OUT got bigint, OUT want bigint,
@@ -246,6 +254,37 @@ SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (ORDER BY k, ts
 SELECT * FROM sf_cmp('%s MATCH_RECOGNIZE (ORDER BY k, ts
   MEASURES count(*) AS n ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)', 'n bigint');
 
+-- only what postgres_fdw itself would push down is sent (immutable, built
+-- in or of an extension the server declares): anything else is evaluated
+-- here over the fetched rows.  The remote session is not ours: its
+-- application_name is postgres_fdw's, and its role the user mapping's.
+SET application_name = 'sf_here';
+EXPLAIN (COSTS OFF)
+SELECT * FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES current_setting(''application_name'') AS app, count(*) AS n ONE ROW PER MATCH
+  PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)') AS r(k int, app text, n bigint);
+SELECT app, count(*) FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+  MEASURES current_setting(''application_name'') AS app, count(*) AS n ONE ROW PER MATCH
+  PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)') AS r(k int, app text, n bigint) GROUP BY app;
+RESET application_name;
+-- volatile (in DEFINE), a server file, a SQL value function, a user's
+-- immutable function: never sent
+CREATE FUNCTION sf_twice(int) RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT $1 * 2';
+SELECT m, (SELECT count(*) FROM (
+    SELECT * FROM match_recognize(format('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+      MEASURES %s AS x ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS %s, B AS v > 3)', m, d))
+      AS r(k int, x text)) q) AS rows,
+  (SELECT string_agg(trim(l), ' / ') FROM sf_plan(format('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
+      MEASURES %s AS x ONE ROW PER MATCH PATTERN (A B+) DEFINE A AS %s, B AS v > 3)', m, d)) l
+    WHERE l ~ 'MatchRecognize|Foreign Scan') AS plan
+FROM (VALUES ('count(*)::text', 'v < 3'),
+             ('count(*)::text', 'v < 3 AND random() >= 0'),
+             ('md5(pg_catalog.pg_read_file(''PG_VERSION''))', 'v < 3'),
+             ('CURRENT_USER::text', 'v < 3'),
+             ('public.sf_twice(count(*)::int)::text', 'v < 3'),
+             ('(LAST(ts) - FIRST(ts))::text', 'v < 3')) AS c(m, d);
+DROP FUNCTION sf_twice(int);
+
 -- a server without the extension
 CREATE TABLE sf_ev3 (k int, ts int, v int) PARTITION BY LIST (k);
 CREATE FOREIGN TABLE sf_ev3_1 PARTITION OF sf_ev3 FOR VALUES IN (1) SERVER sf_s3 OPTIONS (table_name 'ev3');
@@ -254,6 +293,7 @@ SELECT count(*) FROM match_recognize('sf_ev3 MATCH_RECOGNIZE (PARTITION BY k ORD
 
 DROP TABLE sf_ev3, sf_ev, sf_all;
 DROP FUNCTION sf_cmp(text, text);
+DROP FUNCTION sf_plan(text);
 DEALLOCATE sf_q;
 DEALLOCATE sf_l;
 SELECT postgres_fdw_disconnect_all();

@@ -126,6 +126,16 @@ extern bool mr_query_is_levels(const MrBoundQuery *q);
 extern bool mr_query_has_subqueries(const MrBoundQuery *q);
 
 /*
+ * Call walker on every expression tree the query evaluates (DEFINE,
+ * MEASURES, WITHIN, navigated values, aggregates with their arguments and
+ * filters); true as soon as one call returns true.  Trees run as planned
+ * queries (subqueries) are not visited: see mr_query_has_subqueries.
+ */
+extern bool mr_query_walk_expressions(const MrBoundQuery *q,
+									  bool (*walker) (Node *node, void *context),
+									  void *context);
+
+/*
  * Does the result depend on the input's clock (time in patterns: an
  * absence decided at a deadline with CLOCK MAX, the default)?  Then the
  * result is not in partition order (decisions at the end of a partition

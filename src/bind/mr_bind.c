@@ -547,6 +547,63 @@ mr_query_has_subqueries(const MrBoundQuery *q)
 	return false;
 }
 
+static bool
+row_expr_walk(const MrRowExpr *r, bool (*walker) (Node *node, void *context), void *context)
+{
+	return r != NULL && r->expr != NULL && walker((Node *) r->expr, context);
+}
+
+static bool
+lowered_walk(const MrLowered *l, bool (*walker) (Node *node, void *context), void *context)
+{
+	return l != NULL && l->expr != NULL && walker((Node *) l->expr, context);
+}
+
+bool
+mr_query_walk_expressions(const MrBoundQuery *q,
+						  bool (*walker) (Node *node, void *context), void *context)
+{
+	int			i;
+
+	for (i = 0; i < q->clause->nvars; i++)
+		if (q->defines[i] && lowered_walk(q->defines[i], walker, context))
+			return true;
+	for (i = 0; i < q->clause->nmeasures; i++)
+		if (lowered_walk(q->measures[i], walker, context))
+			return true;
+	if (lowered_walk(q->within, walker, context))
+		return true;
+	if (q->time != NULL)
+	{
+		const MrTime *t = q->time;
+
+		for (i = 0; i < q->clause->nvars; i++)
+			for (int k = 0; k < t->nvar_windows[i]; k++)
+				if (lowered_walk(t->var_windows[i][k], walker, context))
+					return true;
+		if (lowered_walk(t->absence_window, walker, context) ||
+			lowered_walk(t->deadline, walker, context) ||
+			lowered_walk(t->clock, walker, context))
+			return true;
+		for (i = 0; i < t->nexpiry_windows; i++)
+			if (lowered_walk(t->expiry_deadline[i], walker, context))
+				return true;
+	}
+	for (i = 0; i < q->nslots; i++)
+	{
+		const MrSlot *slot = &q->slots[i];
+
+		if (row_expr_walk(&slot->row, walker, context) ||
+			row_expr_walk(slot->aggfilter, walker, context) ||
+			(slot->aggref != NULL && walker((Node *) slot->aggref, context)))
+			return true;
+		for (int k = 0; k < slot->naggargs; k++)
+			if (row_expr_walk(&slot->aggargs[k], walker, context))
+				return true;
+	}
+	return false;
+}
+
 void
 mr_check_result_desc(TupleDesc declared, TupleDesc returned)
 {

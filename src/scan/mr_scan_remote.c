@@ -13,7 +13,11 @@
  * hash for HASH) and the column's own collation.  Clauses whose result
  * depends on more than the partition's rows are left alone: the input clock
  * (time in patterns, CLOCK MAX is the whole input's largest time),
- * subqueries (they read this server's tables), MATCH_LEVELS.
+ * subqueries (they read this server's tables), MATCH_LEVELS.  And a clause
+ * goes to a server only when all it evaluates is what postgres_fdw itself
+ * would push down there: immutable and built in, or of an extension the
+ * server declares (mr_scan_remote_ship.c says why: privileges, and the same
+ * answer).
  *
  * Planning.  mr_scan_path.c calls mr_remote_add_path() after it has added
  * the ordinary MatchRecognize paths of a call (a text call, or a view's
@@ -672,7 +676,10 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 		if (crel == NULL || IS_DUMMY_REL(crel))
 			continue;
 		crte = subroot->simple_rte_array[crel->relid];
-		if (crte->relkind == RELKIND_FOREIGN_TABLE)
+		if (crte->relkind == RELKIND_FOREIGN_TABLE &&
+			!mr_remote_clause_shippable(q, GetForeignTable(crte->relid)->serverid))
+			ok = false;
+		else if (crte->relkind == RELKIND_FOREIGN_TABLE)
 		{
 			List	   *part = mr_remote_part(crte->relid, text, mr_query_clause(q), alias,
 											  mr_column_list(parent), where);

@@ -35,4 +35,11 @@ extern void mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel,
 							   List *params, List *replay, Query *inq,
 							   PlannerInfo *subroot, Path *ordinary);
 
+/*
+ * May the clause be sent to that foreign server (mr_scan_remote_ship.c)?
+ * Only when all it evaluates is what postgres_fdw itself would push down.
+ */
+struct MrBoundQuery;
+extern bool mr_remote_clause_shippable(const struct MrBoundQuery *q, Oid serverid);
+
 #endif							/* MR_SCAN_REMOTE_H */
