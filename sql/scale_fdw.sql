@@ -20,6 +20,8 @@ CREATE EXTENSION match_recognize;
 CREATE TABLE ev1 (k int, ts int, v int);
 INSERT INTO ev1 SELECT k, ts, (ts * 7 + k * 3) % 10
   FROM generate_series(1, 12) k, generate_series(1, 60) ts WHERE k % 3 = 1;
+CREATE TABLE evt (d date, ts int, v int);
+INSERT INTO evt SELECT date '2026-01-01' + i % 3, i, i % 5 FROM generate_series(1, 30) i;
 \c mr_fdw_d2
 SET client_min_messages = warning;
 CREATE EXTENSION match_recognize;
@@ -70,6 +72,13 @@ DECLARE l text;
 BEGIN
   FOR l IN EXECUTE format('EXPLAIN (COSTS OFF) SELECT * FROM match_recognize(%L) AS r(k int, x text)', clause)
   LOOP RETURN NEXT l; END LOOP;
+END $$;
+
+-- sf_plan_v(query): the lines of EXPLAIN (COSTS OFF, VERBOSE) of a query
+CREATE FUNCTION sf_plan_v(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE l text;
+BEGIN
+  FOR l IN EXECUTE 'EXPLAIN (COSTS OFF, VERBOSE) ' || query LOOP RETURN NEXT l; END LOOP;
 END $$;
 
 -- sf_cmp(clause over %s): rows of the clause over sf_ev and over sf_all,
@@ -268,7 +277,7 @@ SELECT app, count(*) FROM match_recognize('sf_ev MATCH_RECOGNIZE (PARTITION BY k
   PATTERN (A B+) DEFINE A AS v < 3, B AS v > 3)') AS r(k int, app text, n bigint) GROUP BY app;
 RESET application_name;
 -- volatile (in DEFINE), a server file, a SQL value function, a user's
--- immutable function: never sent
+-- immutable function, a literal read under DateStyle: never sent
 CREATE FUNCTION sf_twice(int) RETURNS int IMMUTABLE LANGUAGE sql AS 'SELECT $1 * 2';
 SELECT m, (SELECT count(*) FROM (
     SELECT * FROM match_recognize(format('sf_ev MATCH_RECOGNIZE (PARTITION BY k ORDER BY ts
@@ -282,8 +291,22 @@ FROM (VALUES ('count(*)::text', 'v < 3'),
              ('md5(pg_catalog.pg_read_file(''PG_VERSION''))', 'v < 3'),
              ('CURRENT_USER::text', 'v < 3'),
              ('public.sf_twice(count(*)::int)::text', 'v < 3'),
-             ('(LAST(ts) - FIRST(ts))::text', 'v < 3')) AS c(m, d);
+             ('(LAST(ts) - FIRST(ts))::text', 'v < 3'),
+             ('count(*)::text', 'v < 3 AND date ''01/02/2026'' < date ''2026-03-01''')) AS c(m, d);
 DROP FUNCTION sf_twice(int);
+
+-- a filter on the partition key reaches the remote input only with
+-- immutable operators (date >= timestamptz is stable: it reads TimeZone),
+-- its constants written in ISO whatever our DateStyle
+CREATE TABLE sf_evt (d date, ts int, v int) PARTITION BY RANGE (d);
+CREATE FOREIGN TABLE sf_evt_1 PARTITION OF sf_evt FOR VALUES FROM ('2026-01-01') TO ('2027-01-01')
+  SERVER sf_s1 OPTIONS (table_name 'evt');
+SELECT l AS remote_sql FROM (VALUES ('date ''2026-01-02'''), ('timestamptz ''2026-01-02 00:00+00''')) AS c(b),
+  LATERAL (SELECT trim(x) AS l FROM sf_plan_v(format('SELECT * FROM match_recognize(%L) AS r(d date, n bigint) WHERE d >= %s',
+    'sf_evt MATCH_RECOGNIZE (PARTITION BY d ORDER BY ts MEASURES count(*) AS n ONE ROW PER MATCH
+     PATTERN (A B+) DEFINE A AS v < 2, B AS v > 2)', b)) x) q
+WHERE l LIKE 'Remote SQL:%';
+DROP TABLE sf_evt;
 
 -- a server without the extension
 CREATE TABLE sf_ev3 (k int, ts int, v int) PARTITION BY LIST (k);
@@ -294,6 +317,7 @@ SELECT count(*) FROM match_recognize('sf_ev3 MATCH_RECOGNIZE (PARTITION BY k ORD
 DROP TABLE sf_ev3, sf_ev, sf_all;
 DROP FUNCTION sf_cmp(text, text);
 DROP FUNCTION sf_plan(text);
+DROP FUNCTION sf_plan_v(text);
 DEALLOCATE sf_q;
 DEALLOCATE sf_l;
 SELECT postgres_fdw_disconnect_all();

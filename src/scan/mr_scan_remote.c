@@ -121,6 +121,7 @@
 #include "catalog/pg_am.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_partitioned_table.h"
+#include "catalog/pg_proc.h"
 #include "commands/defrem.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -414,8 +415,10 @@ mr_part_clause(const char *text, const MrClause *clause, const char *relname,
 /*
  * May a filter pushed into the input (PARTITION BY columns only, see
  * mr_scan_path.c) run on the remote as deparsed here?  Only built-in
- * operators over columns and constants of built-in, non-collatable types:
- * they mean the same there under postgres_fdw's session settings.  The
+ * immutable operators over columns and constants of built-in,
+ * non-collatable types: they mean the same there under postgres_fdw's
+ * session settings (a stable one, timestamptz against date, would compare
+ * in the remote session's TimeZone).  The
  * filter stays on the node as well; shipping it only spares the remote
  * the partitions nobody asked for.  Returns true when NOT shippable.
  */
@@ -438,11 +441,13 @@ mr_unshippable_walker(Node *node, void *context)
 				OidIsValid(((Const *) node)->constcollid);
 		case T_OpExpr:
 			if (((OpExpr *) node)->opno >= FirstGenbkiObjectId ||
+				op_volatile(((OpExpr *) node)->opno) != PROVOLATILE_IMMUTABLE ||
 				OidIsValid(((OpExpr *) node)->inputcollid))
 				return true;
 			break;
 		case T_ScalarArrayOpExpr:
 			if (((ScalarArrayOpExpr *) node)->opno >= FirstGenbkiObjectId ||
+				op_volatile(((ScalarArrayOpExpr *) node)->opno) != PROVOLATILE_IMMUTABLE ||
 				OidIsValid(((ScalarArrayOpExpr *) node)->inputcollid))
 				return true;
 			break;
@@ -480,25 +485,51 @@ mr_column_list(Relation parent)
  * A remote part for a foreign partition, or NULL when the partition cannot
  * be one (then the node is not offered).
  */
+/*
+ * The pushed filters as the remote input's WHERE, their constants written
+ * as postgres_fdw writes its own (DateStyle ISO, ...: its remote session's
+ * settings, not ours)
+ */
+static char *
+mr_remote_filter(Node *quals, const char *alias, Oid parent_oid)
+{
+	char	   *where;
+	int			nest;
+
+	mr_fdw_load();
+	nest = fdw.set_transmission_modes();
+	where = deparse_expression(quals, deparse_context_for(alias, parent_oid), false, false);
+	fdw.reset_transmission_modes(nest);
+	return where;
+}
+
+/* is the foreign table one of a postgres_fdw server? */
+static bool
+mr_is_postgres_fdw(Oid relid)
+{
+	ForeignServer *server = GetForeignServer(GetForeignTable(relid)->serverid);
+	ForeignDataWrapper *w = GetForeignDataWrapper(server->fdwid);
+	char	   *handler = OidIsValid(w->fdwhandler) ? get_func_name(w->fdwhandler) : NULL;
+
+	return handler != NULL && strcmp(handler, "postgres_fdw_handler") == 0;
+}
+
 static List *
 mr_remote_part(Oid relid, const char *text, const MrClause *clause, const char *alias,
 			   const char *columns, const char *where)
 {
 	ForeignTable *ft = GetForeignTable(relid);
 	ForeignServer *server = GetForeignServer(ft->serverid);
-	ForeignDataWrapper *w = GetForeignDataWrapper(server->fdwid);
 	const char *nsp;
 	const char *name;
 	const char *fetch;
 	char	   *relname;
-	char	   *handler;
 	Relation	r;
 	int			fetch_size = 100;
 	int			i;
 	bool		renamed = false;
 
-	handler = OidIsValid(w->fdwhandler) ? get_func_name(w->fdwhandler) : NULL;
-	if (handler == NULL || strcmp(handler, "postgres_fdw_handler") != 0)
+	if (!mr_is_postgres_fdw(relid))
 		return NIL;
 	r = table_open(relid, NoLock);
 	for (i = 0; i < RelationGetDescr(r)->natts; i++)
@@ -637,6 +668,7 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 	List	   *lock_rels = list_make1_oid(parent_oid);
 	const char *alias;
 	char	   *where = NULL;	/* the pushed filters, for the remote */
+	bool		ship_where;
 	double		out_ratio;
 	double		remote_rows = 0;
 	Cost		local_cost = 0;
@@ -660,10 +692,8 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 		return;
 	alias = linitial_node(RangeTblEntry, iq->rtable)->eref->aliasname;
 	npart = mr_query_partition_cols(q, &pcols);
-	if (inq->jointree->quals != NULL &&
-		!mr_unshippable_walker(inq->jointree->quals, NULL))
-		where = deparse_expression(inq->jointree->quals,
-								   deparse_context_for(alias, parent_oid), false, false);
+	ship_where = inq->jointree->quals != NULL &&
+		!mr_unshippable_walker(inq->jointree->quals, NULL);
 	parent = table_open(parent_oid, NoLock);
 	if (!mr_key_covered(parent, iq, pcols, npart))
 		ok = false;
@@ -681,7 +711,11 @@ mr_remote_add_path(PlannerInfo *root, RelOptInfo *rel, RangeTblFunction *rtfunc,
 			ok = false;
 		else if (crte->relkind == RELKIND_FOREIGN_TABLE)
 		{
-			List	   *part = mr_remote_part(crte->relid, text, mr_query_clause(q), alias,
+			List	   *part;
+
+			if (ship_where && where == NULL && mr_is_postgres_fdw(crte->relid))
+				where = mr_remote_filter(inq->jointree->quals, alias, parent_oid);
+			part = mr_remote_part(crte->relid, text, mr_query_clause(q), alias,
 											  mr_column_list(parent), where);
 
 			if (part == NIL)

@@ -26,7 +26,11 @@
  * server's "extensions" option (postgres_fdw's declaration that it is
  * installed alike on both sides); no SQL value function (CURRENT_TIMESTAMP,
  * CURRENT_USER, ...), no sequence, no parameter other than the statement's
- * (those are sent as literals).  The PARTITION BY and ORDER BY columns must
+ * (those are sent as literals written under postgres_fdw's transmission
+ * modes), no constant of such a type either, nor of a type whose input
+ * reads settings: the remote parses the clause's text again, so a literal
+ * '01/02/2026' (or '1 day' as an interval, or money) would be read under
+ * the remote session's DateStyle, IntervalStyle or lc_monetary.  The PARTITION BY and ORDER BY columns must
  * be of such types too, since the remote groups and sorts them with its
  * own default operator classes.  Anything else runs as the rows fetched
  * and matched here: the same result, only slower.
@@ -113,6 +117,25 @@ type_shippable(Oid type, const ShipContext *cx)
 	return object_shippable(getBaseType(type), TypeRelationId, cx);
 }
 
+/*
+ * Does reading a literal of the type depend on no setting?  (The remote
+ * parses the clause's text again, in its own session.)  An array's input
+ * function is stable only because its element's may be.
+ */
+static bool
+literal_input_immutable(Oid type)
+{
+	Oid			base = getBaseType(type);
+	Oid			elem = get_element_type(base);
+	Oid			typinput;
+	Oid			typioparam;
+
+	if (OidIsValid(elem))
+		return literal_input_immutable(elem);
+	getTypeInputInfo(base, &typinput, &typioparam);
+	return func_volatile(typinput) == PROVOLATILE_IMMUTABLE;
+}
+
 /* true when the tree holds something the remote must not evaluate */
 static bool
 unshippable_walker(Node *node, void *context)
@@ -131,8 +154,11 @@ unshippable_walker(Node *node, void *context)
 			if (((Param *) node)->paramkind != PARAM_EXTERN)
 				return true;
 			break;
-		case T_Query:
-			return query_tree_walker((Query *) node, unshippable_walker, context, 0);
+		case T_Const:
+			if (!type_shippable(((Const *) node)->consttype, (const ShipContext *) context) ||
+				!literal_input_immutable(((Const *) node)->consttype))
+				return true;
+			break;
 		default:
 			break;
 	}
