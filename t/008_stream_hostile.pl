@@ -159,10 +159,13 @@ for my $s (sort keys %tamper)
 	ok($node->poll_query_until('postgres', "SELECT match_recognize_wait_stream('$s', '5 seconds')", 't'),
 		"$s: caught up");
 	my $slot = $node->safe_psql('postgres', "SELECT slot_name FROM match_recognize_stream WHERE name = 'public.$s'");
-	# the worker goes, rows arrive, and the slot is moved before the next
-	# worker takes it (the launcher waits two seconds)
+	# the worker goes (the stream paused: a worker the launcher restarts
+	# after a kill may take the slot back before the other role gets it),
+	# rows arrive, the slot is moved, and the stream is resumed
 	$node->safe_psql('postgres', qq{
-SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '$slot';
+SET ROLE evil;
+SELECT match_recognize_pause_stream('$s');
+RESET ROLE;
 INSERT INTO src SELECT g % 3, g, g % 4 FROM generate_series(131, 140) g;
 SET ROLE other;
 DO \$\$
@@ -178,6 +181,9 @@ BEGIN
 	END LOOP;
 	RAISE 'the slot stayed busy';
 END \$\$;
+RESET ROLE;
+SET ROLE evil;
+SELECT match_recognize_resume_stream('$s');
 });
 	ok($node->poll_query_until('postgres',
 		"SELECT state = 'failed' FROM match_recognize_streams WHERE name = 'public.$s'"),
