@@ -49,6 +49,14 @@
  * Gather destroys the DSM) releases everything that lives in the DSM and
  * keeps a copy of the participants' counters for EXPLAIN ANALYZE.
  *
+ * A bucket's rows are copied into chunks of memory that stay allocated
+ * from one bucket to the next (a tuplesort per bucket spent much of its
+ * time faulting in fresh memory) and sorted with qsort on the keys; when
+ * they were read in a few ascending runs (each participant's file of a
+ * table loaded in key order is in order) the runs are merged as the rows
+ * are returned instead.  A bucket that outgrows work_mem moves to a
+ * tuplesort.
+ *
  * DSM chunk: MrBucketShared, the participants' counters, then one
  * SharedTuplestore per bucket (sts_estimate(participants) each).  Memory:
  * the accessors, their write and read buffers and open files in bkcxt (per
@@ -80,6 +88,8 @@
 #define MR_BK_CHUNK (1024 * 1024)
 /* sort keys whose values a row keeps next to its tuple */
 #define MR_BK_NCACHED 2
+/* a bucket read in at most this many ascending runs is merged, not sorted */
+#define MR_BK_MAX_RUNS 8
 
 /* a row of the bucket being sorted in memory */
 typedef struct MrBkRow
@@ -141,8 +151,11 @@ struct MrBucketState
 	MrBkRow    *rows;			/* in bkcxt */
 	Size		nrows;
 	Size		maxrows;
-	Size		pos;			/* the next row to return */
+	Size		pos;			/* the next row to return (sorted rows) */
 	Size		used;			/* bytes of the bucket's tuples */
+	int			nruns;			/* ascending runs in rows, 0: too many */
+	Size		run_pos[MR_BK_MAX_RUNS];	/* each run's next row */
+	Size		run_end[MR_BK_MAX_RUNS];
 
 	/* EXPLAIN ANALYZE: the counters of finished runs, summed (leader) */
 	int			ncounts;
@@ -505,6 +518,27 @@ mr_bk_keep(MrBucketState *bk, MinimalTuple tuple)
 	mr_bk_heap_over(&h, r->tuple);
 	for (k = 0; k < bk->ncached; k++)
 		r->d[k] = heap_getattr(&h, bk->keys->sort_cols[k], bk->keys->input_desc, &r->n[k]);
+
+	/*
+	 * Each participant's file of the bucket holds its rows in the order it
+	 * read them, and a table loaded in key order gives each file in order:
+	 * count the ascending runs, which are merged instead of sorted.
+	 */
+	if (bk->nrows == 1)
+	{
+		bk->nruns = 1;
+		bk->run_pos[0] = 0;
+	}
+	else if (bk->nruns > 0 && mr_bk_compare(r - 1, r, bk) > 0)
+	{
+		if (bk->nruns < MR_BK_MAX_RUNS)
+		{
+			bk->run_end[bk->nruns - 1] = bk->nrows - 1;
+			bk->run_pos[bk->nruns++] = bk->nrows - 1;
+		}
+		else
+			bk->nruns = 0;		/* too many: sort */
+	}
 }
 
 /* the bucket outgrew work_mem: what is kept, and the rest, to a tuplesort */
@@ -524,6 +558,7 @@ mr_bk_spill(MrBucketState *bk)
 	}
 	ExecClearTuple(bk->slot);
 	bk->nrows = bk->pos = 0;
+	bk->nruns = 0;
 }
 
 /*
@@ -573,8 +608,15 @@ mr_bk_load(MrBucketState *bk, int b, MrBucketCounts *mine)
 		MemoryContextSwitchTo(old);
 		mine->spilled++;
 	}
-	else if (bk->nrows > 1)
+	else if (bk->nruns == 0)
+	{
 		qsort_interruptible(bk->rows, bk->nrows, sizeof(MrBkRow), mr_bk_compare, bk);
+		bk->nruns = 1;
+		bk->run_pos[0] = 0;
+		bk->run_end[0] = bk->nrows;
+	}
+	else
+		bk->run_end[bk->nruns - 1] = bk->nrows;
 	bk->pos = 0;
 	mine->buckets++;
 	mine->rows_matched += n;
@@ -592,6 +634,7 @@ mr_bk_end_sort(MrBucketState *bk)
 	}
 	MemoryContextReset(bk->sortcxt);
 	bk->nrows = bk->pos = 0;
+	bk->nruns = 0;
 	bk->curchunk = -1;
 	bk->curused = 0;
 	bk->used = 0;
@@ -624,6 +667,26 @@ mr_bk_release(MrBucketState *bk)
 	MemoryContextReset(bk->bkcxt);
 }
 
+/* the least head of the bucket's runs (the earlier run on a tie) */
+static MrBkRow *
+mr_bk_next_of_runs(MrBucketState *bk)
+{
+	int			best = -1;
+	int			i;
+
+	for (i = 0; i < bk->nruns; i++)
+	{
+		if (bk->run_pos[i] >= bk->run_end[i])
+			continue;
+		if (best < 0 || mr_bk_compare(&bk->rows[bk->run_pos[best]],
+									  &bk->rows[bk->run_pos[i]], bk) > 0)
+			best = i;
+	}
+	Assert(best >= 0);
+	bk->pos++;
+	return &bk->rows[bk->run_pos[best]++];
+}
+
 /* the next row for the runtime: the next sorted row of a claimed bucket */
 TupleTableSlot *
 mr_bk_next(MrBucketState *bk)
@@ -644,7 +707,7 @@ mr_bk_next(MrBucketState *bk)
 			mr_bk_end_sort(bk);
 		}
 		else if (bk->pos < bk->nrows)
-			return ExecStoreMinimalTuple(bk->rows[bk->pos++].tuple, bk->slot, false);
+			return ExecStoreMinimalTuple(mr_bk_next_of_runs(bk)->tuple, bk->slot, false);
 		else if (bk->nrows > 0)
 			mr_bk_end_sort(bk);
 		if (bk->done)
