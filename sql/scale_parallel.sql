@@ -542,6 +542,14 @@ SELECT count(*) FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
     PATTERN (a+)
     DEFINE a AS 1 / (price - 105) < 1000
   ) $$) AS m(symbol text, n bigint);
+-- ... also while the buckets are written (the input's own expression fails)
+SELECT count(*) FROM match_recognize($$
+    (SELECT symbol, ts, price / (ts - 150) AS price FROM sp_ticker) AS s MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (a+)
+    DEFINE a AS price > 0
+  ) $$) AS m(symbol text, n bigint);
 SET statement_timeout = '300ms';
 SELECT count(*) FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
     PARTITION BY symbol ORDER BY ts
@@ -553,6 +561,13 @@ RESET statement_timeout;
 \set VERBOSITY default
 -- the query still runs afterwards (the shared files and barrier are gone)
 SELECT sp_is_parallel(sp_vshape()), * FROM sp_compare(sp_vshape());
+SELECT sp_is_parallel($q$SELECT count(*) FROM match_recognize($$
+    (SELECT symbol, ts, price / (ts - 150) AS price FROM sp_ticker) AS s MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (a+)
+    DEFINE a AS price > 0
+  ) $$) AS m(symbol text, n bigint)$q$);
 
 -- EXPLAIN ANALYZE: Workers Launched is PostgreSQL's, the buckets and what
 -- each participant did ours

@@ -137,6 +137,8 @@ struct MrBucketState
 	SharedTuplestoreAccessor **acc; /* per bucket, once attached */
 	bool		attached;		/* to the barrier */
 	bool		writing;		/* between the first write and the end */
+	char	   *mtbuf;			/* a row being written, in bkcxt */
+	Size		mtbuf_size;
 	bool		done;			/* no bucket left for this run */
 
 	/* the current bucket: in memory (rows), or in a tuplesort (sort) */
@@ -358,6 +360,37 @@ mr_bk_initialize_worker(MrBucketState *bk, void *coordinate)
 
 /* ---------- the phases ---------- */
 
+/*
+ * The row as a minimal tuple for sts_puttuple, which copies it: a heap
+ * tuple (a scan's) is copied into a buffer kept for the run, sparing a
+ * palloc and pfree per row; other slots make their own.
+ */
+static MinimalTuple
+mr_bk_minimal(MrBucketState *bk, TupleTableSlot *in, bool *should_free)
+{
+	HeapTuple	ht;
+	bool		ht_free;
+	Size		len;
+	MinimalTuple mt;
+
+	if (!TTS_IS_BUFFERTUPLE(in) && !TTS_IS_HEAPTUPLE(in))
+		return ExecFetchSlotMinimalTuple(in, should_free);
+	ht = ExecFetchSlotHeapTuple(in, false, &ht_free);
+	len = ht->t_len - MINIMAL_TUPLE_OFFSET;
+	if (len > bk->mtbuf_size)
+	{
+		bk->mtbuf_size = Max(len, 2 * bk->mtbuf_size);
+		bk->mtbuf = MemoryContextAlloc(bk->bkcxt, bk->mtbuf_size);
+	}
+	mt = (MinimalTuple) bk->mtbuf;
+	memcpy(mt, (char *) ht->t_data + MINIMAL_TUPLE_OFFSET, len);
+	mt->t_len = len;
+	if (ht_free)
+		heap_freetuple(ht);
+	*should_free = false;
+	return mt;
+}
+
 /* write every row of this participant's part of the input to its bucket */
 static void
 mr_bk_build(MrBucketState *bk, MrBucketCounts *mine)
@@ -378,7 +411,7 @@ mr_bk_build(MrBucketState *bk, MrBucketCounts *mine)
 		if (TupIsNull(in))
 			break;
 		b = mr_par_part_of(mr_par_keys_hash(bk->keys, in), bk->nbuckets);
-		tuple = ExecFetchSlotMinimalTuple(in, &should_free);
+		tuple = mr_bk_minimal(bk, in, &should_free);
 		/* a bucket's first write opens its file, in bkcxt */
 		old = MemoryContextSwitchTo(bk->bkcxt);
 		sts_puttuple(bk->acc[b], NULL, tuple);
@@ -664,6 +697,8 @@ mr_bk_release(MrBucketState *bk)
 	bk->nchunks = bk->maxchunks = 0;
 	bk->rows = NULL;
 	bk->maxrows = 0;
+	bk->mtbuf = NULL;
+	bk->mtbuf_size = 0;
 	MemoryContextReset(bk->bkcxt);
 }
 
