@@ -523,6 +523,22 @@ WHERE line ~ '(Nested|Gather|Parallel|Buckets|Scan)';
 SELECT sp_is_parallel(sp_lateral()), * FROM sp_compare(sp_lateral());
 DROP FUNCTION sp_lateral();
 
+-- rescanned while the leader is still matching: EXISTS stops at its first
+-- row, and Gather resets the shared state before the node's own rescan
+CREATE FUNCTION sp_exists() RETURNS text LANGUAGE sql IMMUTABLE AS $f$
+SELECT $q$SELECT g, EXISTS (SELECT 1 FROM (SELECT * FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, n bigint) OFFSET 0) y WHERE y.n > g) AS e
+FROM generate_series(1, 8) g$q$
+$f$;
+SELECT line FROM sp_explain(sp_exists()) line
+WHERE line ~ '(SubPlan|Gather|Parallel|Buckets)';
+SELECT sp_is_parallel(sp_exists()), * FROM sp_compare(sp_exists());
+DROP FUNCTION sp_exists();
+
 -- workers 0, 1, 2 for one query: the leader alone still builds the buckets
 SET max_parallel_workers = 0;
 SELECT ran, written, buckets, matched, spilled FROM sp_participants(sp_vshape());

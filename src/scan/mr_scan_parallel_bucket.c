@@ -43,8 +43,9 @@
  * Without a DSM (the executor runs Gather without parallel mode) this file
  * is not used: mr_scan_parallel.c sorts the whole input (the partial plan
  * then runs whole too).  Rescan (the leader's, under a rescanned Gather):
- * the node forgets its accessors and barrier; ReInitializeDSM deletes the
- * files and resets the barrier, the counter and the stores, and the next
+ * ReInitializeDSM, which Gather calls first, deletes the files and resets
+ * the barrier (ending the leader's attachment with it), the counter and
+ * the stores; the node's rescan forgets its local state only, and the next
  * row asked for attaches again.  Shutdown (ShutdownCustomScan, before
  * Gather destroys the DSM) releases everything that lives in the DSM and
  * keeps a copy of the participants' counters for EXPLAIN ANALYZE.
@@ -332,7 +333,17 @@ mr_bk_reinitialize_dsm(MrBucketState *bk, ParallelContext *pcxt, void *coordinat
 
 	if (sh->nbuckets == 0)
 		return;
-	/* the previous run's workers have exited, the leader has let go */
+
+	/*
+	 * The previous run's workers have exited.  Gather calls this before the
+	 * node's own rescan (which it leaves to the first ExecProcNode, the
+	 * node depending on its rescan parameter): the leader's attachment to
+	 * the barrier ends here with the barrier, so that the rescan, which
+	 * resets only local state, does not detach from the new one.  The
+	 * leader holds no file open between rows (writes end with the build, a
+	 * bucket's reads with its load).
+	 */
+	bk->attached = false;
 	mr_bk_keep_counts(bk, sh);
 	SharedFileSetDeleteAll(&sh->fileset);
 	mr_bk_reset_shared(sh);
@@ -379,6 +390,8 @@ mr_bk_minimal(MrBucketState *bk, TupleTableSlot *in, bool *should_free)
 	len = ht->t_len - MINIMAL_TUPLE_OFFSET;
 	if (len > bk->mtbuf_size)
 	{
+		if (bk->mtbuf)
+			pfree(bk->mtbuf);
 		bk->mtbuf_size = Max(len, 2 * bk->mtbuf_size);
 		bk->mtbuf = MemoryContextAlloc(bk->bkcxt, bk->mtbuf_size);
 	}
@@ -690,7 +703,12 @@ mr_bk_release(MrBucketState *bk)
 	}
 	bk->writing = false;
 	if (bk->attached && bk->shared)
+	{
+		/* the barrier must still count us (see mr_bk_reinitialize_dsm) */
+		if (BarrierParticipants(&bk->shared->barrier) <= 0)
+			elog(ERROR, "match_recognize: bucket barrier has no participants");
 		BarrierDetach(&bk->shared->barrier);
+	}
 	bk->attached = false;
 	bk->acc = NULL;
 	bk->chunks = NULL;
