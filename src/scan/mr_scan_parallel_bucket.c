@@ -60,9 +60,11 @@
  *
  * DSM chunk: MrBucketShared, the participants' counters, then one
  * SharedTuplestore per bucket (sts_estimate(participants) each).  Memory:
- * the accessors, their write and read buffers and open files in bkcxt (per
- * run), the current bucket's sort in sortcxt (reset per bucket); about
- * 40 kB per bucket written to in each participant while it builds.
+ * in bkcxt (per run) the accessors, their write and read buffers and open
+ * files (about 40 kB per bucket written to in each participant while it
+ * builds), the row chunks and the row array (together at most about
+ * work_mem: a bucket that would need more spills); in sortcxt (reset per
+ * bucket) a spilled bucket's tuplesort and rows too big for a chunk.
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
