@@ -507,6 +507,28 @@ SELECT sp_is_parallel(q), c.* FROM (SELECT $q$SELECT symbol, f, md5(d) FROM matc
     DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
   ) $$) AS m(symbol int, f int, d text)$q$) s(q), sp_compare(q) c;
 
+-- a partial input with barriers of its own: a Parallel Hash Join
+CREATE TABLE sp_grp AS SELECT 's' || s AS symbol, s % 3 AS grp FROM generate_series(1, 40) s;
+ANALYZE sp_grp;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+CREATE FUNCTION sp_join() RETURNS text LANGUAGE sql IMMUTABLE AS $f$
+SELECT $q$SELECT * FROM match_recognize($$
+    (SELECT t.symbol, g.grp, t.ts, t.price FROM sp_ticker t JOIN sp_grp g USING (symbol)) AS s
+    MATCH_RECOGNIZE (
+    PARTITION BY grp, symbol ORDER BY ts
+    MEASURES count(*) AS n, FIRST(ts) AS f, MATCH_NUMBER() AS mno
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(grp int, symbol text, n bigint, f int, mno bigint)$q$
+$f$;
+SELECT line FROM sp_explain(sp_join()) line
+WHERE line ~ '(Gather|Parallel|Buckets|Hash)' AND line !~ 'Memory Usage';
+SELECT sp_is_parallel(sp_join()), * FROM sp_compare(sp_join());
+DROP FUNCTION sp_join();
+RESET enable_nestloop;
+RESET enable_mergejoin;
+
 -- rescanned by a nested loop: a LATERAL subquery (run once per outer row)
 -- over the node, whose Gather restarts the buckets for every outer row
 CREATE FUNCTION sp_lateral() RETURNS text LANGUAGE sql IMMUTABLE AS $f$
@@ -609,6 +631,7 @@ DROP TABLE sp_ticker;
 DROP TABLE sp_toast;
 DROP TABLE sp_toast2;
 DROP TABLE sp_big;
+DROP TABLE sp_grp;
 DROP TABLE sp_one;
 DROP TABLE sp_none;
 DROP TABLE sp_ci_t;
