@@ -4,9 +4,10 @@
 # V-shape PATTERN (STRT DOWN+ UP+) over ROWS rows (default 10M) in PARTS
 # partitions (10 000; random walks, as benchmark 1 of bench.py), counted:
 # once with max_parallel_workers_per_gather = 0 (the serial plan) and once
-# with WORKERS (2) workers, in the same run, each REPEAT (1) times, the best
-# taken.  Prints both plans, both times and parallel / serial (target
-# <= 0.65 on a 2-core machine), and checks that both give the same rows
+# with WORKERS (2) workers, in the same run, each REPEAT (1) times (the
+# serial and parallel runs alternating), the best of each taken.  Prints
+# both plans, both times and parallel / serial (target <= 0.65 on a 2-core
+# machine), and checks that both give the same rows
 # (count and a checksum over the result).  Runs against the server the PG*
 # variables name, in a scratch database (mr_bench_par) created and dropped;
 # the extension must be installed there.  jit off, work_mem 64MB, as in
@@ -55,21 +56,20 @@ timed() {
 	t1=$(date +%s.%N)
 	T=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
 }
-best() {
-	local i b=
-	for i in $(seq 1 "$REPEAT"); do
-		timed "$1"
-		if [ -z "$b" ] || awk -v t="$T" -v b="$b" 'BEGIN { exit !(t < b) }'; then b=$T; fi
-	done
-	T=$b
-}
+# the smaller of two times
+min() { awk -v t="$1" -v b="$2" 'BEGIN { print (b == "" || t < b) ? t : b }'; }
 
 SER="SET max_parallel_workers_per_gather = 0;"
 PAR="SET max_parallel_workers_per_gather = $WORKERS;"
 echo "== serial plan"; run -c "$SETTINGS $SER" -c "EXPLAIN (COSTS OFF) $Q"
 echo "== parallel plan"; run -c "$SETTINGS $PAR" -c "EXPLAIN (COSTS OFF) $Q"
-best "$SER"; TS=$T; RS=$R
-best "$PAR"; TP=$T; RP=$R
+# serial and parallel runs alternate, so that both see the same moments
+# of a shared machine; the best of each is taken
+TS=; TP=
+for i in $(seq 1 "$REPEAT"); do
+	timed "$SER"; TS=$(min "$T" "$TS"); RS=$R
+	timed "$PAR"; TP=$(min "$T" "$TP"); RP=$R
+done
 echo "== load (1, 5, 15 min): $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 printf 'rows %d, partitions %d\n' "$ROWS" "$PARTS"
 printf 'serial   (max_parallel_workers_per_gather = 0): %8.3f s  count|checksum %s\n' "$TS" "$RS"

@@ -1,9 +1,10 @@
 --
 -- Parallel query: the MatchRecognize node under Gather, each participant
--- matching whole partitions (a hash share of the PARTITION BY keys).  The
--- results must be those of the serial plan (max_parallel_workers_per_gather
--- = 0), compared with EXCEPT ALL both ways and counts, whatever number of
--- workers launches.
+-- matching whole partitions: buckets of the PARTITION BY keys' hash, built
+-- from a partial input (Parallel Seq Scan), or where the input has none a
+-- hash share of the keys per participant.  The results must be those of
+-- the serial plan (max_parallel_workers_per_gather = 0), compared with
+-- EXCEPT ALL both ways and counts, whatever number of workers launches.
 --
 -- leave the database as found: drop the extension at the end if we create it
 SET client_min_messages = warning;
@@ -68,14 +69,34 @@ BEGIN
 END $f$;
 
 -- EXPLAIN ANALYZE, with what varies masked: how many workers could start,
--- who matched how many shares and rows
+-- who matched how many shares, buckets and rows
 CREATE FUNCTION sp_explain(q text) RETURNS SETOF text
 LANGUAGE plpgsql AS $f$
 DECLARE line text;
 BEGIN
   FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
-    RETURN NEXT regexp_replace(regexp_replace(line, '(Launched|Here): \d+', '\1: N'),
-                               'actual rows=\d+ loops=\d+', 'actual rows=N loops=N');
+    line := regexp_replace(regexp_replace(line, '(Launched|Here): \d+', '\1: N'),
+                           'actual rows=\d+ loops=\d+', 'actual rows=N loops=N');
+    RETURN NEXT regexp_replace(line, 'Participants: .*', 'Participants: ...');
+  END LOOP;
+END $f$;
+
+-- EXPLAIN ANALYZE of the bucket executor: what the participants did, summed
+-- (rows written, buckets and rows matched, buckets that outgrew work_mem),
+-- and how many ran the node
+CREATE FUNCTION sp_participants(q text, OUT ran int, OUT written bigint,
+                                OUT buckets bigint, OUT matched bigint, OUT spilled bigint)
+LANGUAGE plpgsql AS $f$
+DECLARE line text;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'Participants: ' THEN
+      SELECT count(*), sum(m[1]::bigint), sum(m[2]::bigint), sum(m[3]::bigint),
+             sum(m[4]::bigint)
+      INTO ran, written, buckets, matched, spilled
+      FROM regexp_matches(line,
+        'wrote (\d+) rows, matched (\d+) buckets of (\d+) rows \((\d+) over work_mem\)', 'g') m;
+    END IF;
   END LOOP;
 END $f$;
 
@@ -394,9 +415,11 @@ RESET ROLE;
 DROP OWNED BY sp_user;
 DROP ROLE sp_user;
 
--- rows that arrive in order, in a few ascending runs or in many: stored and
--- read back as they came, stored and merged, or sorted (the runs found so
--- far moved into the sort); a small work_mem, so that the runs spill
+-- the hash share executor, where the input has no partial plan (a table
+-- with parallel_workers = 0): rows that arrive in order, in a few ascending
+-- runs or in many: stored and read back as they came, stored and merged, or
+-- sorted (the runs found so far moved into the sort); a small work_mem, so
+-- that the runs spill
 SET work_mem = '64kB';
 CREATE TABLE sp_runs_in AS
 SELECT 'r' || lpad(s::text, 3, '0') AS symbol, t AS ts, 100 + ((s * 7 + t * t * 13) % 11) AS price
@@ -409,14 +432,26 @@ INSERT INTO sp_runs_few SELECT * FROM sp_runs_in WHERE symbol IS NULL ORDER BY 2
 INSERT INTO sp_runs_few SELECT * FROM sp_runs_in WHERE symbol > 'r010' AND symbol <= 'r020' ORDER BY 1, 2;
 CREATE TABLE sp_runs_many (LIKE sp_runs_in);
 INSERT INTO sp_runs_many SELECT * FROM sp_runs_in ORDER BY 1 DESC, 2;
+ALTER TABLE sp_runs_in SET (parallel_workers = 0);
+ALTER TABLE sp_runs_few SET (parallel_workers = 0);
+ALTER TABLE sp_runs_many SET (parallel_workers = 0);
 ANALYZE sp_runs_in;
 ANALYZE sp_runs_few;
 ANALYZE sp_runs_many;
+EXPLAIN (COSTS OFF) SELECT * FROM match_recognize($$ sp_runs_in MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, n bigint);
+SELECT line FROM sp_explain(sp_vshape('sp_runs_in')) line
+WHERE line ~ '(Gather|Workers|Parallel|Shares|Buckets)';
 SELECT sp_is_parallel(sp_vshape('sp_runs_in')), * FROM sp_compare(sp_vshape('sp_runs_in'));
 SELECT sp_is_parallel(sp_vshape('sp_runs_few')), * FROM sp_compare(sp_vshape('sp_runs_few'));
 SELECT sp_is_parallel(sp_vshape('sp_runs_many')), * FROM sp_compare(sp_vshape('sp_runs_many'));
 -- a descending ORDER BY over rows in that order
 CREATE TABLE sp_runs_desc AS SELECT * FROM sp_runs_in ORDER BY symbol, ts DESC;
+ALTER TABLE sp_runs_desc SET (parallel_workers = 0);
 ANALYZE sp_runs_desc;
 SELECT sp_is_parallel(q), c.* FROM (SELECT $q$SELECT * FROM match_recognize($$
     sp_runs_desc MATCH_RECOGNIZE (
@@ -431,10 +466,151 @@ DROP TABLE sp_runs_few;
 DROP TABLE sp_runs_many;
 DROP TABLE sp_runs_desc;
 
--- EXPLAIN ANALYZE: Workers Launched is PostgreSQL's, the shares this process
--- matched ours
+-- the bucket executor: many partitions and one huge one, whose bucket
+-- outgrows work_mem (its tuplesort spills) while the others are sorted in
+-- memory; partitions of one row; text keys under a collation, with NULLs
+CREATE TABLE sp_big (symbol text COLLATE "C", ts int, price int, pad text);
+INSERT INTO sp_big
+SELECT 'p' || s, t, 100 + ((s * 7 + t * t * 13) % 11), NULL
+FROM generate_series(1, 2000) s, generate_series(1, 1 + s % 5) t;
+INSERT INTO sp_big
+SELECT 'huge', t, 100 + ((t % 1000) * (t % 1000) * 13) % 17, repeat('x', 200)
+FROM generate_series(1, 30000) t;
+INSERT INTO sp_big SELECT NULL, t, 100 + (t * t * 5) % 7, NULL FROM generate_series(1, 500) t;
+ANALYZE sp_big;
+SET work_mem = '1MB';
+SELECT line FROM sp_explain(sp_vshape('sp_big')) line
+WHERE line ~ '(Gather|Workers|Parallel|Buckets|Participants)';
+SELECT ran BETWEEN 1 AND 3 AS ran, written, buckets, matched, spilled
+FROM sp_participants(sp_vshape('sp_big'));
+SELECT sp_is_parallel(sp_vshape('sp_big')), * FROM sp_compare(sp_vshape('sp_big'));
+SELECT sp_is_parallel(q), c.* FROM (SELECT $q$SELECT * FROM match_recognize($$
+    sp_big MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts DESC
+    MEASURES FIRST(ts) AS f, count(*) AS n, MATCH_NUMBER() AS mno, LAST(pad) AS pad
+    PATTERN (STRT DOWN+ UP*)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, f int, n bigint, mno bigint, pad text)$q$) s(q), sp_compare(q) c;
+RESET work_mem;
+-- TOAST values (not keys) carried through the buckets
+CREATE TABLE sp_toast2 (symbol int, ts int, price int, doc text);
+ALTER TABLE sp_toast2 ALTER COLUMN doc SET STORAGE EXTERNAL;
+INSERT INTO sp_toast2
+SELECT s, t, 100 + ((s * 3 + t * t * 7) % 11), repeat(md5((s * t)::text), 80)
+FROM generate_series(1, 20) s, generate_series(1, 60) t;
+ANALYZE sp_toast2;
+SELECT sp_is_parallel(q), c.* FROM (SELECT $q$SELECT symbol, f, md5(d) FROM match_recognize($$
+    sp_toast2 MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES FIRST(ts) AS f, LAST(doc) AS d
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol int, f int, d text)$q$) s(q), sp_compare(q) c;
+
+-- a partial input with barriers of its own: a Parallel Hash Join
+CREATE TABLE sp_grp AS SELECT 's' || s AS symbol, s % 3 AS grp FROM generate_series(1, 40) s;
+ANALYZE sp_grp;
+SET enable_nestloop = off;
+SET enable_mergejoin = off;
+CREATE FUNCTION sp_join() RETURNS text LANGUAGE sql IMMUTABLE AS $f$
+SELECT $q$SELECT * FROM match_recognize($$
+    (SELECT t.symbol, g.grp, t.ts, t.price FROM sp_ticker t JOIN sp_grp g USING (symbol)) AS s
+    MATCH_RECOGNIZE (
+    PARTITION BY grp, symbol ORDER BY ts
+    MEASURES count(*) AS n, FIRST(ts) AS f, MATCH_NUMBER() AS mno
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(grp int, symbol text, n bigint, f int, mno bigint)$q$
+$f$;
+SELECT line FROM sp_explain(sp_join()) line
+WHERE line ~ '(Gather|Parallel|Buckets|Hash)' AND line !~ 'Memory Usage';
+SELECT sp_is_parallel(sp_join()), * FROM sp_compare(sp_join());
+DROP FUNCTION sp_join();
+RESET enable_nestloop;
+RESET enable_mergejoin;
+
+-- rescanned by a nested loop: a LATERAL subquery (run once per outer row)
+-- over the node, whose Gather restarts the buckets for every outer row
+CREATE FUNCTION sp_lateral() RETURNS text LANGUAGE sql IMMUTABLE AS $f$
+SELECT $q$SELECT g, x.n, x.f FROM generate_series(1, 3) g, LATERAL (
+  SELECT * FROM (SELECT * FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n, FIRST(ts) AS f
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, n bigint, f int) OFFSET 0) y WHERE y.f % 3 = g - 1 OFFSET 0) x$q$
+$f$;
+SELECT line FROM sp_explain(sp_lateral()) line
+WHERE line ~ '(Nested|Gather|Parallel|Buckets|Scan)';
+SELECT sp_is_parallel(sp_lateral()), * FROM sp_compare(sp_lateral());
+DROP FUNCTION sp_lateral();
+
+-- rescanned while the leader is still matching: EXISTS stops at its first
+-- row, and Gather resets the shared state before the node's own rescan
+CREATE FUNCTION sp_exists() RETURNS text LANGUAGE sql IMMUTABLE AS $f$
+SELECT $q$SELECT g, EXISTS (SELECT 1 FROM (SELECT * FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (STRT DOWN+ UP+)
+    DEFINE DOWN AS price < PREV(price), UP AS price > PREV(price)
+  ) $$) AS m(symbol text, n bigint) OFFSET 0) y WHERE y.n > g) AS e
+FROM generate_series(1, 8) g$q$
+$f$;
+SELECT line FROM sp_explain(sp_exists()) line
+WHERE line ~ '(SubPlan|Gather|Parallel|Buckets)';
+SELECT sp_is_parallel(sp_exists()), * FROM sp_compare(sp_exists());
+DROP FUNCTION sp_exists();
+
+-- workers 0, 1, 2 for one query: the leader alone still builds the buckets
+SET max_parallel_workers = 0;
+SELECT ran, written, buckets, matched, spilled FROM sp_participants(sp_vshape());
+RESET max_parallel_workers;
+SET max_parallel_workers_per_gather = 1;
+SELECT sp_is_parallel(sp_vshape()), * FROM sp_compare(sp_vshape());
+SELECT ran BETWEEN 1 AND 2 AS ran, written, buckets, matched, spilled FROM sp_participants(sp_vshape());
+SET max_parallel_workers_per_gather = 2;
+SELECT ran BETWEEN 1 AND 3 AS ran, written, buckets, matched, spilled FROM sp_participants(sp_vshape());
+
+-- an error in a participant (which one depends on who claims the bucket)
+-- ends the query; so does a cancel, while the rows are matched
+\set VERBOSITY terse
+SELECT count(*) FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (a+)
+    DEFINE a AS 1 / (price - 105) < 1000
+  ) $$) AS m(symbol text, n bigint);
+-- ... also while the buckets are written (the input's own expression fails)
+SELECT count(*) FROM match_recognize($$
+    (SELECT symbol, ts, price / (ts - 150) AS price FROM sp_ticker) AS s MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (a+)
+    DEFINE a AS price > 0
+  ) $$) AS m(symbol text, n bigint);
+SET statement_timeout = '300ms';
+SELECT count(*) FROM match_recognize($$ sp_ticker MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (a+)
+    DEFINE a AS pg_sleep(0.01) IS NOT NULL
+  ) $$) AS m(symbol text, n bigint);
+RESET statement_timeout;
+\set VERBOSITY default
+-- the query still runs afterwards (the shared files and barrier are gone)
+SELECT sp_is_parallel(sp_vshape()), * FROM sp_compare(sp_vshape());
+SELECT sp_is_parallel($q$SELECT count(*) FROM match_recognize($$
+    (SELECT symbol, ts, price / (ts - 150) AS price FROM sp_ticker) AS s MATCH_RECOGNIZE (
+    PARTITION BY symbol ORDER BY ts
+    MEASURES count(*) AS n
+    PATTERN (a+)
+    DEFINE a AS price > 0
+  ) $$) AS m(symbol text, n bigint)$q$);
+
+-- EXPLAIN ANALYZE: Workers Launched is PostgreSQL's, the buckets and what
+-- each participant did ours
 SELECT line FROM sp_explain(sp_vshape()) line
-WHERE line ~ '(Gather|Workers|Parallel|Shares)';
+WHERE line ~ '(Gather|Workers|Parallel|Shares|Buckets|Participants)';
 
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -446,12 +622,16 @@ DROP VIEW sp_view;
 DROP FUNCTION sp_compare(text);
 DROP FUNCTION sp_is_parallel(text);
 DROP FUNCTION sp_explain(text);
+DROP FUNCTION sp_participants(text);
 DROP FUNCTION sp_vshape(text);
 DROP FUNCTION sp_unsafe(int);
 DROP FUNCTION sp_restricted(int);
 DROP FUNCTION sp_safe(int);
 DROP TABLE sp_ticker;
 DROP TABLE sp_toast;
+DROP TABLE sp_toast2;
+DROP TABLE sp_big;
+DROP TABLE sp_grp;
 DROP TABLE sp_one;
 DROP TABLE sp_none;
 DROP TABLE sp_ci_t;

@@ -11,9 +11,9 @@
  *  - mr_scan_plan.c  CustomPath -> CustomScan (the input plan becomes a
  *                    subplan of the same PlannedStmt);
  *  - mr_scan_exec.c  execution and EXPLAIN;
- *  - mr_scan_parallel.c  the partial path and its executor side: whole
- *                    partitions per participant under Gather, by a hash
- *                    share of the PARTITION BY keys.
+ *  - mr_scan_parallel*.c  the partial path and its executor side: whole
+ *                    partitions per participant under Gather, by buckets
+ *                    (or shares) of the PARTITION BY keys' hash.
  *
  * Two calls become the node:
  *  - match_recognize('<constant text>' [, params ...]): the clause is bound
@@ -46,7 +46,9 @@
  *  - the input plan is PlannedStmt.subplans[plan_id - 1], planned by
  *    subquery_planner in the same PlannerGlobal, so set_plan_references
  *    flattened its range table; the executor initialises (and ends) it
- *    with the other subplans and the node only borrows its PlanState.
+ *    with the other subplans and the node only borrows its PlanState;
+ *    except a partial input (plan_id 0), which is custom_plans[0], and
+ *    which the node initialises and ends itself (mr_scan_plan.c).
  *-------------------------------------------------------------------------
  */
 #ifndef MR_SCAN_H
@@ -83,6 +85,7 @@ typedef struct MrScanPath
 	bool		rewritten;		/* the analyses went through the rewriter */
 	List	   *params;			/* statement parameters' argument expressions */
 	List	   *parallel;		/* partial path: MR_SCAN_PRIVATE_PARALLEL */
+	bool		input_in_tree;	/* subpath is partial: custom_plans, not a subplan */
 } MrScanPath;
 
 /* what the parallel path needs to know of the bound clause */
@@ -123,11 +126,13 @@ extern MrParState *mr_par_begin(List *info, PlanState *input, EState *estate);
 extern TupleTableSlot *mr_par_next(MrParState *ps);
 extern void mr_par_rescan(MrParState *ps);
 extern void mr_par_end(MrParState *ps);
-extern Size mr_par_estimate_dsm(MrParState *ps);
-extern void mr_par_initialize_dsm(MrParState *ps, void *coordinate);
-extern void mr_par_reinitialize_dsm(MrParState *ps, void *coordinate);
+extern void mr_par_shutdown(MrParState *ps);
+extern Size mr_par_estimate_dsm(MrParState *ps, ParallelContext *pcxt);
+extern void mr_par_initialize_dsm(MrParState *ps, ParallelContext *pcxt,
+								  void *coordinate);
+extern void mr_par_reinitialize_dsm(MrParState *ps, ParallelContext *pcxt,
+									void *coordinate);
 extern void mr_par_initialize_worker(MrParState *ps, void *coordinate);
-extern int	mr_par_nshares(const MrParState *ps);
-extern int	mr_par_claimed(const MrParState *ps);
+extern void mr_par_explain(MrParState *ps, ExplainState *es);
 
 #endif							/* MR_SCAN_H */

@@ -16,10 +16,13 @@
  * row is checked against the scan tuple (and the input's row against the
  * input plan's), so a plan that no longer fits is an error, never a crash.
  *
- * Under Gather (a parallel-aware plan: custom_private has the hash share),
- * the rows come from mr_par_next() instead of the input plan: the sorted
- * rows of the shares this participant claims (mr_scan_parallel.c), and the
- * DSM callbacks hand the node its shared share counter.
+ * Under Gather (a parallel-aware plan: custom_private has a parallel
+ * entry), the rows come from mr_par_next() instead of the input plan: the
+ * sorted rows of the buckets or shares this participant claims
+ * (mr_scan_parallel*.c); the DSM callbacks hand the node its shared state
+ * and ShutdownCustomScan lets go of it before Gather destroys the DSM.  The
+ * input's own parallel-aware nodes (a Parallel Seq Scan) get theirs from
+ * the executor, which walks custom_ps, where the node lists its input.
  *
  * Memory:
  *  - qcxt: the bound clause, replayed for this executor run;
@@ -62,10 +65,11 @@ typedef struct MrScanState
 	List	   *analyses;
 	bool		rewritten;
 	List	   *params;			/* the parameters' argument expressions */
-	List	   *parallel;		/* NIL, or the hash share (mr_scan_parallel.c) */
+	List	   *parallel;		/* NIL, or the parallel entry (mr_scan_parallel.c) */
 
-	PlanState  *input;
-	MrParState *par;			/* under Gather: the share's rows */			/* borrowed from es_subplanstates */
+	PlanState  *input;			/* borrowed from es_subplanstates, or owned */
+	bool		owns_input;		/* the input is custom_plans[0] (plan_id 0) */
+	MrParState *par;			/* under Gather: the rows of a bucket or share */
 
 	MemoryContext qcxt;
 	MemoryContext rtcxt;
@@ -98,6 +102,7 @@ static TupleTableSlot *mr_scan_exec(CustomScanState *node);
 static void mr_scan_end(CustomScanState *node);
 static void mr_scan_rescan(CustomScanState *node);
 static void mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es);
+static void mr_scan_shutdown(CustomScanState *node);
 static Size mr_scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt);
 static void mr_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt,
 								   void *coordinate);
@@ -117,6 +122,7 @@ static const CustomExecMethods mr_scan_exec_methods = {
 	.InitializeDSMCustomScan = mr_scan_initialize_dsm,
 	.ReInitializeDSMCustomScan = mr_scan_reinitialize_dsm,
 	.InitializeWorkerCustomScan = mr_scan_initialize_worker,
+	.ShutdownCustomScan = mr_scan_shutdown,
 };
 
 Node *
@@ -287,7 +293,16 @@ mr_scan_begin(CustomScanState *node, EState *estate, int eflags)
 	MemoryContext old;
 	int			i;
 
-	st->input = (PlanState *) list_nth(estate->es_subplanstates, st->plan_id - 1);
+	if (st->plan_id == 0)
+	{
+		/* a partial input, the node's own child (mr_scan_plan.c) */
+		CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+
+		st->input = ExecInitNode(linitial(cscan->custom_plans), estate, eflags);
+		st->owns_input = true;
+	}
+	else
+		st->input = (PlanState *) list_nth(estate->es_subplanstates, st->plan_id - 1);
 	node->custom_ps = list_make1(st->input);
 
 	st->qcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize query",
@@ -459,9 +474,11 @@ mr_scan_end(CustomScanState *node)
 {
 	MrScanState *st = (MrScanState *) node;
 
-	/* the input is a subplan: ExecEndPlan ends it */
+	/* a subplan input is ended by ExecEndPlan, a child by the node */
 	if (st->par)
 		mr_par_end(st->par);
+	if (st->owns_input)
+		ExecEndNode(st->input);
 	if (st->rt)
 	{
 		MemoryContext old = MemoryContextSwitchTo(st->rtcxt);
@@ -484,6 +501,8 @@ mr_scan_rescan(CustomScanState *node)
 	MemoryContextReset(st->outcxt);
 	if (st->par)
 		mr_par_rescan(st->par);
+	if (st->owns_input && node->ss.ps.chgParam != NULL)
+		UpdateChangedParamSet(st->input, node->ss.ps.chgParam);
 	ExecReScan(st->input);
 	mr_scan_start_runtime(st);
 }
@@ -495,7 +514,7 @@ mr_scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 {
 	MrScanState *st = (MrScanState *) node;
 
-	return st->par ? mr_par_estimate_dsm(st->par) : 0;
+	return st->par ? mr_par_estimate_dsm(st->par, pcxt) : 0;
 }
 
 static void
@@ -504,7 +523,7 @@ mr_scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coord
 	MrScanState *st = (MrScanState *) node;
 
 	if (st->par)
-		mr_par_initialize_dsm(st->par, coordinate);
+		mr_par_initialize_dsm(st->par, pcxt, coordinate);
 }
 
 static void
@@ -513,7 +532,7 @@ mr_scan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coo
 	MrScanState *st = (MrScanState *) node;
 
 	if (st->par)
-		mr_par_reinitialize_dsm(st->par, coordinate);
+		mr_par_reinitialize_dsm(st->par, pcxt, coordinate);
 }
 
 static void
@@ -523,6 +542,16 @@ mr_scan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 
 	if (st->par)
 		mr_par_initialize_worker(st->par, coordinate);
+}
+
+/* before Gather destroys the DSM */
+static void
+mr_scan_shutdown(CustomScanState *node)
+{
+	MrScanState *st = (MrScanState *) node;
+
+	if (st->par)
+		mr_par_shutdown(st->par);
 }
 
 /* ---------- EXPLAIN ---------- */
@@ -567,23 +596,6 @@ skip_text(const MrClause *c)
 			return psprintf("TO LAST %s", c->skip_target.norm);
 	}
 	return "?";
-}
-
-/*
- * Under Gather: how the partitions are shared and, with ANALYZE, how many
- * shares this process matched (the counters below are this process's too;
- * each worker counts its own and they are not summed)
- */
-static void
-mr_scan_explain_parallel(MrScanState *st, ExplainState *es)
-{
-	if (st->par == NULL)
-		return;
-	ExplainPropertyText("Parallel",
-						psprintf("hash share of PARTITION BY keys (%d shares)",
-								 mr_par_nshares(st->par)), es);
-	if (es->analyze)
-		ExplainPropertyInteger("Shares Matched Here", NULL, mr_par_claimed(st->par), es);
 }
 
 /* EXPLAIN's Matcher: which lane of the runtime runs the query */
@@ -696,7 +708,8 @@ mr_scan_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 							span_text(q, c->clock), es);
 	if (st->rt)
 		ExplainPropertyText("Matcher", scan_matcher_name(st->rt), es);
-	mr_scan_explain_parallel(st, es);
+	if (st->par)
+		mr_par_explain(st->par, es);
 
 	if (es->verbose)
 		explain_expressions(q, c, es);

@@ -1,29 +1,46 @@
 /*-------------------------------------------------------------------------
  * mr_scan_parallel.c
  *	  The MatchRecognize node under Gather: each participant matches whole
- *	  partitions, a hash share of the PARTITION BY keys at a time.
+ *	  partitions.  This file: the planner side, the hash share executor
+ *	  (the fallback) and the entry points that dispatch to the bucket
+ *	  executor (mr_scan_parallel_bucket.c) or to the share executor.
  *
  * Partitions are matched independently, so the work splits by partition:
- * the keys of every input row are hashed (each key type's default hash
- * function under the column's collation, or the Datum's bits for by-value
- * types whose equality is identity, combined with hash_combine over the
- * columns as hash partitioning does; a NULL key hashes to 0) into K
- * shares, K = the planned workers (2 for one worker with the leader
- * participating).  A participant claims a share from
- * an atomic counter in the node's DSM, reads the whole input, keeps the rows
- * of its share, sorts them by the PARTITION BY and ORDER BY keys and feeds
- * them to its runtime; then claims the next share, until none is left.
- * Every partition is therefore matched wholly by exactly one participant,
- * whatever number of workers actually launched (the leader takes the shares
- * nobody claimed; with no DSM at all, e.g. when the executor runs the plan
- * without parallel mode, one pass with no filter does everything).  The
- * runtime sees the shares one after the other; a share's first row always
- * starts a new partition (shares have no keys in common), and MATCH_NUMBER
- * etc. are per partition, so the rows are those of the serial plan.  Their
- * order is not: the path claims no pathkeys, and the planner sorts above
- * Gather when the query asks for an order.
+ * the PARTITION BY keys of every input row are hashed
+ * (mr_scan_parallel_keys.c: each key type's hash function under the
+ * column's collation, NULL keys alike), and every row of a partition goes
+ * to the same participant.  Two executors:
  *
- * Why the node sorts its share itself instead of a Sort in the input plan
+ *	- buckets (mr_scan_parallel_bucket.c; chosen when the input query has a
+ *	  partial plan, e.g. a Parallel Seq Scan): the participants read the
+ *	  input once, together, writing each row to one of B buckets
+ *	  (SharedTuplestores) by its hash; a Barrier separates that from the
+ *	  match phase, where they claim buckets from an atomic counter, sort each
+ *	  in memory and match it.  B is a power of 2 chosen here from the
+ *	  planner's row and width estimate so that a bucket fits work_mem a few
+ *	  times over (mr_par_nbuckets).  Each row is read once and every sort is
+ *	  small: the reason for this executor, since external sorts of half the
+ *	  rows cost far more than half of the serial sort.
+ *	- hash shares (below; when the input has no partial plan, e.g. a table
+ *	  with parallel_workers = 0, a VALUES list): K shares, K = the planned
+ *	  workers (2 for one worker with the leader participating).  A
+ *	  participant claims a share from an atomic counter in the node's DSM,
+ *	  reads the whole input, keeps the rows of its share, sorts them and
+ *	  feeds them to its runtime; then claims the next share, until none is
+ *	  left.
+ *
+ * Either way every partition is matched wholly by exactly one participant,
+ * whatever number of workers actually launched (the leader takes the
+ * buckets or shares nobody claimed; with no DSM at all, e.g. when the
+ * executor runs the plan without parallel mode, one pass with no filter and
+ * one sort do everything, the partial input plan then running whole).  The
+ * runtime sees the buckets or shares one after the other; the first row of
+ * one always starts a new partition (they have no keys in common), and
+ * MATCH_NUMBER etc. are per partition, so the rows are those of the serial
+ * plan.  Their order is not: the path claims no pathkeys, and the planner
+ * sorts above Gather when the query asks for an order.
+ *
+ * Why the node sorts its rows itself instead of a Sort in the input plan
  * with a filter "hash(keys) % K = $share" below it (the obvious design):
  * the filter would need an executor parameter set by the node, and a
  * PARAM_EXEC in the input makes the planner mark the input parallel
@@ -33,12 +50,13 @@
  * unordered plan, which must be parallel safe), the filter is a few lines
  * of C, and the sort is PostgreSQL's tuplesort with the ORDER BY's
  * operators, collations and NULLS order (what the planner's Sort would do,
- * within work_mem and spilling beyond it).  The cost: each claimed share
- * reads the whole input once, so the input is read K times in all (it is
- * rescanned for every further share a participant claims); the sort, which
- * dominates for large inputs, and the matching are split K ways.
+ * within work_mem and spilling beyond it).  The cost of hash shares: each
+ * claimed share reads the whole input once, so the input is read K times in
+ * all (it is rescanned for every further share a participant claims); the
+ * sort, which dominates for large inputs, and the matching are split K
+ * ways.  The buckets avoid both the repeated reads and the big sorts.
  *
- * Rows that already arrive in the sort's order, or in a few ascending runs,
+ * Hash shares only: rows that already arrive in the sort's order, or in a few ascending runs,
  * are not sorted (mr_par_load_share): a table loaded in key order is common
  * (a time series appended to), and a synchronized seq scan of it starts in
  * the middle and wraps around, giving two runs.  Each run of the share goes
@@ -47,7 +65,7 @@
  * fifth run moves what was stored into a tuplesort, which takes the rest.
  * The planner still costs a sort (it cannot know the rows' order).
  *
- * Why K = workers and not workers + 1 (the leader is a participant too):
+ * Hash shares: why K = workers and not workers + 1 (the leader is a participant too):
  * every share costs a read of the whole input, and the leader's first job
  * under Gather is to collect the workers' rows.  The leader claims like any
  * participant (it usually starts first and takes a share, leaving one worker
@@ -74,20 +92,32 @@
  * the rel is marked consider_parallel here because the node, not the
  * function, runs.  The partial path is parallel aware (so that the
  * executor gives it its DSM); Gather is added on top by the planner
- * (generate_useful_gather_paths).  Costs: the unordered input in full, a
- * hash per input row, a sort of 1/K of the rows, 1/K of the serial node's
- * own matching cost; parallel_setup_cost and parallel_tuple_cost are
- * Gather's, so the plan wins only for large inputs.
+ * (generate_useful_gather_paths).  The input is planned once more without
+ * its ORDER BY and with the session's max_parallel_workers_per_gather: its
+ * final rel keeps partial paths (the planner does at query level > 1), and
+ * the cheapest becomes the bucket path's input (the participants' workers
+ * are its workers).  Without one the input is planned again with no
+ * workers (so that no Gather path pushes the parallel safe paths out of
+ * the list) for the share path.  Costs, bucket path: the partial input, a
+ * hash, a write and a read back per row of a participant, the bucket sorts
+ * and the serial node's own matching cost, the last two divided among the
+ * participants.  Share path: the unordered input in full, a hash per input
+ * row, a sort of 1/K of the rows, 1/K of the serial node's own matching
+ * cost.  parallel_setup_cost and parallel_tuple_cost are Gather's, so the
+ * plan wins only for large inputs.
  *
  * Plan: CustomScan.custom_private[MR_SCAN_PRIVATE_PARALLEL] is NIL for the
  * serial node, else the List built by mr_scan_parallel_info (positions in
  * MrParInfoIndex): the number of shares, the sort keys (input columns,
- * operators, collations, NULLS FIRST) and the hashed columns with their
- * collations.  The partial path's input is the unordered plan.
+ * operators, collations, NULLS FIRST), the hashed columns with their
+ * collations, and the number of buckets (0: hash shares).  The share path's
+ * input is the unordered plan, a subplan like the serial node's; the bucket
+ * path's is the partial plan, a child of the node (mr_scan_plan.c).
  *
  * Executor side (MrParState): mr_par_next() replaces ExecProcNode() of the
- * input for the node; the DSM holds only the share counter, reset when
- * Gather rescans (ReInitializeDSM).  A rescan of the node itself (the
+ * input for the node; with buckets it hands over to the bucket executor
+ * once a DSM exists.  For hash shares the DSM holds only the share
+ * counter, reset when Gather rescans (ReInitializeDSM).  A rescan of the node itself (the
  * leader's, under a rescanned Gather) starts over without claiming: shares
  * are claimed lazily, on the first row asked for.  Memory: the share's sort
  * or runs in parcxt (reset per share), the key hashing in a per-row context
@@ -126,25 +156,17 @@
 #include "utils/typcache.h"
 
 #include "mr_scan.h"
+#include "mr_scan_parallel_int.h"
 
-/* positions in the List at custom_private[MR_SCAN_PRIVATE_PARALLEL] */
-typedef enum MrParInfoIndex
-{
-	MR_PAR_NSHARES = 0,			/* Integer */
-	MR_PAR_SORT_COLS,			/* IntList: 1-based input columns */
-	MR_PAR_SORT_OPS,			/* OidList */
-	MR_PAR_SORT_COLLS,			/* OidList */
-	MR_PAR_SORT_NULLS_FIRST,	/* IntList of 0/1 */
-	MR_PAR_HASH_COLS,			/* IntList: 0-based input columns */
-	MR_PAR_HASH_COLLS,			/* OidList */
-	MR_PAR_COUNT
-} MrParInfoIndex;
 
 /*
  * Rows that arrive in at most this many ascending runs are stored and merged
  * instead of sorted (see mr_par_load_share).
  */
 #define MR_PAR_MAX_RUNS 4
+
+/* at most this many buckets (see mr_par_nbuckets) */
+#define MR_PAR_MAX_BUCKETS 256
 
 typedef struct MrParShared
 {
@@ -155,14 +177,11 @@ struct MrParState
 {
 	PlanState  *input;
 	int			nshares;
+	MrParKeys	keys;			/* the sort and the key hash */
+	MrBucketState *bk;			/* the bucket executor, or NULL: shares */
+	bool		bk_shut;		/* its DSM was released (ShutdownCustomScan) */
 
 	/* the share's sort */
-	int			nsort;
-	AttrNumber *sort_cols;
-	Oid		   *sort_ops;
-	Oid		   *sort_colls;
-	bool	   *nulls_first;
-	TupleDesc	input_desc;
 	TupleTableSlot *sorted;
 	MemoryContext parcxt;		/* the sort of the current share */
 	Tuplesortstate *sort;
@@ -183,15 +202,6 @@ struct MrParState
 	bool	   *cur_nulls;
 	bool		have_prev;
 	MemoryContext prevcxt;		/* by-reference keys of the last row kept */
-
-	/* the key hash */
-	int			nhash;
-	int		   *hash_cols;
-	Oid		   *hash_colls;
-	FmgrInfo   *hash_fns;
-	bool	   *hash_bits;		/* equal values are equal Datums: hash those */
-	bool		hash_calls;		/* some key calls its hash function */
-	MemoryContext hashcxt;		/* per row */
 
 	MrParShared *shared;		/* NULL: not under a parallel Gather */
 	bool		local_done;		/* no DSM: the one pass was made */
@@ -297,7 +307,8 @@ mr_scan_parallel_candidate(PlannerInfo *root, RelOptInfo *rel,
 
 /* the plan's parallel entry: shares, sort keys, hashed keys */
 static List *
-mr_scan_parallel_info(Query *input, const MrScanParallelShape *shape, int nshares)
+mr_scan_parallel_info(Query *input, const MrScanParallelShape *shape, int nshares,
+					  int nbuckets)
 {
 	List	   *cols = NIL,
 			   *ops = NIL,
@@ -327,19 +338,127 @@ mr_scan_parallel_info(Query *input, const MrScanParallelShape *shape, int nshare
 		hcolls = lappend_oid(hcolls, exprCollation((Node *) tle->expr));
 	}
 	return list_concat(list_make4(makeInteger(nshares), cols, ops, colls),
-					   list_make3(nf, hcols, hcolls));
+					   list_make4(nf, hcols, hcolls, makeInteger(nbuckets)));
 }
 
 /*
- * Plan the input without its ORDER BY and add the partial path (see the
- * file comment).  "serial" is the serial node's path over the ordered
- * input, whose fields the partial path copies; "input" a copy of the
- * ordered input query, not planned yet (planning scribbles on it).
+ * Plan the unordered input query; its own Gathers get at most max_workers
+ * workers (0: none, so that no Gather path pushes the parallel safe paths
+ * out of the path list).
  */
-void
-mr_scan_parallel_add_path(PlannerInfo *root, RelOptInfo *rel,
-						  const MrScanParallelShape *shape,
-						  MrScanPath *serial, Query *input)
+static PlannerInfo *
+mr_plan_unordered(PlannerInfo *root, Query *input, int max_workers)
+{
+	PlannerInfo *subroot;
+	int			saved_workers = max_parallel_workers_per_gather;
+
+	input->sortClause = NIL;
+	max_parallel_workers_per_gather = max_workers;
+	PG_TRY();
+	{
+		subroot = subquery_planner(root->glob, input, root, false, 0.0);
+	}
+	PG_FINALLY();
+	{
+		max_parallel_workers_per_gather = saved_workers;
+	}
+	PG_END_TRY();
+	return subroot;
+}
+
+/* rows per participant of a partial path with this many workers */
+static double
+mr_par_divisor(int workers)
+{
+	double		divisor = workers;
+
+	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
+		divisor += 1.0 - 0.3 * workers;
+	return divisor;
+}
+
+/* the partial path, from the serial one (see the file comment) */
+static MrScanPath *
+mr_par_make_path(RelOptInfo *rel, MrScanPath *serial, PlannerInfo *subroot,
+				 Path *input, List *info, int workers)
+{
+	MrScanPath *p = (MrScanPath *) newNode(sizeof(MrScanPath), T_CustomPath);
+
+	memcpy(p, serial, sizeof(MrScanPath));
+	p->subroot = subroot;
+	p->subpath = input;
+	p->parallel = info;
+	p->cpath.path.pathkeys = NIL;
+	p->cpath.path.parallel_aware = true;
+	p->cpath.path.parallel_safe = true;
+	p->cpath.path.parallel_workers = workers;
+	p->cpath.path.rows = clamp_row_est(rel->rows / mr_par_divisor(workers));
+	return p;
+}
+
+/*
+ * The number of buckets: a power of 2 such that the estimated rows of one
+ * bucket, as a tuplesort holds them (the tuple, its SortTuple and
+ * allocation overhead), take at most a quarter of work_mem, and at least 4
+ * per participant (so that a participant that ends late is not left with a
+ * big last bucket).  At most MR_PAR_MAX_BUCKETS: each participant holds a
+ * file and about 40 kB of buffers per bucket while it writes; beyond that
+ * a bucket's sort spills, which still works.
+ */
+static int
+mr_par_nbuckets(double rows, int width, int participants)
+{
+	double		per_row = MAXALIGN(width) + MAXALIGN(SizeofMinimalTupleHeader) + 32;
+	double		want = Max(rows * per_row / (work_mem * 1024.0 / 4), participants * 4.0);
+	int			b = 1;
+
+	while (b < want && b < MR_PAR_MAX_BUCKETS)
+		b <<= 1;
+	return b;
+}
+
+/*
+ * The bucket path over a partial input path: the input in parts, a hash
+ * and a write and read back per row, the sorts of the buckets and the
+ * matching, the last two shared among the participants.
+ */
+static void
+mr_par_add_bucket_path(PlannerInfo *root, RelOptInfo *rel,
+					   const MrScanParallelShape *shape, MrScanPath *serial,
+					   Query *ordered, PlannerInfo *subroot, Path *ppath)
+{
+	double		in_rows = serial->subpath->rows;
+	int			width = ppath->pathtarget->width;
+	int			workers = ppath->parallel_workers;
+	double		divisor = mr_par_divisor(workers);
+	double		my_rows = in_rows / divisor;
+	int			nbuckets = mr_par_nbuckets(in_rows, width, workers + 1);
+	double		pages = ceil(my_rows * (width + MAXALIGN(SizeofMinimalTupleHeader)) / BLCKSZ);
+	Cost		own_cost = serial->cpath.path.total_cost - serial->subpath->total_cost;
+	Path		sort;
+	MrScanPath *p;
+
+	p = mr_par_make_path(rel, serial, subroot, ppath,
+						 mr_scan_parallel_info(ordered, shape, 0, nbuckets), workers);
+	p->input_in_tree = true;
+	cost_sort(&sort, root, NIL, 0.0, clamp_row_est(in_rows / nbuckets), width,
+			  0.0, work_mem, -1.0);
+	p->cpath.path.startup_cost = ppath->total_cost +
+		my_rows * (cpu_operator_cost * shape->npartition + cpu_tuple_cost) +
+		2 * pages * seq_page_cost + sort.startup_cost;
+	p->cpath.path.total_cost = p->cpath.path.startup_cost +
+		sort.total_cost * nbuckets / divisor - sort.startup_cost + own_cost / divisor;
+	add_partial_path(rel, (Path *) p);
+}
+
+/*
+ * The hash share path (the fallback, see the file comment): every share
+ * reads the whole unordered input, planned without workers of its own.
+ */
+static void
+mr_par_add_share_path(PlannerInfo *root, RelOptInfo *rel,
+					  const MrScanParallelShape *shape, MrScanPath *serial,
+					  Query *input)
 {
 	List	   *info;
 	PlannerInfo *subroot;
@@ -352,8 +471,6 @@ mr_scan_parallel_add_path(PlannerInfo *root, RelOptInfo *rel,
 	double		pages;
 	int			workers;
 	int			nshares;
-	int			saved_workers;
-	double		divisor;
 	Cost		own_cost;
 	Path		sort;
 
@@ -366,26 +483,8 @@ mr_scan_parallel_add_path(PlannerInfo *root, RelOptInfo *rel,
 	if (workers <= 0 || nshares < 2)
 		return;
 
-	info = mr_scan_parallel_info(input, shape, nshares);
-	input->sortClause = NIL;
-
-	/*
-	 * A participant runs the input whole, so the input must not gather
-	 * workers of its own: planned with no workers per Gather, its paths are
-	 * still marked parallel safe where they are, but no cheaper Gather path
-	 * pushes them out of the path list.
-	 */
-	saved_workers = max_parallel_workers_per_gather;
-	max_parallel_workers_per_gather = 0;
-	PG_TRY();
-	{
-		subroot = subquery_planner(root->glob, input, root, false, 0.0);
-	}
-	PG_FINALLY();
-	{
-		max_parallel_workers_per_gather = saved_workers;
-	}
-	PG_END_TRY();
+	info = mr_scan_parallel_info(input, shape, nshares, 0);
+	subroot = mr_plan_unordered(root, input, 0);
 	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
 	/* the cheapest that can run in a worker */
 	upath = NULL;
@@ -400,24 +499,10 @@ mr_scan_parallel_add_path(PlannerInfo *root, RelOptInfo *rel,
 	if (upath == NULL)
 		return;
 
-	p = (MrScanPath *) newNode(sizeof(MrScanPath), T_CustomPath);
-	memcpy(p, serial, sizeof(MrScanPath));
-	p->subroot = subroot;
-	p->subpath = upath;
-	p->parallel = info;
-	p->cpath.path.pathkeys = NIL;
-	p->cpath.path.parallel_aware = true;
-	p->cpath.path.parallel_safe = true;
-	p->cpath.path.parallel_workers = workers;
-
-	/* rows per participant, as for any partial path */
-	divisor = workers;
-	if (parallel_leader_participation && 1.0 - 0.3 * workers > 0)
-		divisor += 1.0 - 0.3 * workers;
-	p->cpath.path.rows = clamp_row_est(rel->rows / divisor);
+	p = mr_par_make_path(rel, serial, subroot, upath, info, workers);
 
 	/*
-	 * The whole unordered input, a hash per row, a sort of one share, and a
+	 * The whole unordered input, a hash per input row, a sort of one share, and a
 	 * share of the serial node's own work (its cost above its input).
 	 */
 	own_cost = serial->cpath.path.total_cost - serial->subpath->total_cost;
@@ -427,128 +512,92 @@ mr_scan_parallel_add_path(PlannerInfo *root, RelOptInfo *rel,
 		in_rows * cpu_operator_cost * shape->npartition + sort.startup_cost;
 	p->cpath.path.total_cost = p->cpath.path.startup_cost +
 		(sort.total_cost - sort.startup_cost) + own_cost / nshares;
-
-	/* the node runs, not the (parallel restricted) function */
-	rel->consider_parallel = true;
 	add_partial_path(rel, (Path *) p);
 }
 
-/* ---------- executor ---------- */
-
 /*
- * Types whose equal values are identical Datums (by value, equality is
- * identity): their keys are hashed as bits, sparing a function call per
- * row; the hash only has to agree with the partition's equality.
+ * Add the partial path (see the file comment): over the input's cheapest
+ * partial path, with buckets, where the planner has one, else with hash
+ * shares.  "serial" is the serial node's path over the ordered input, whose
+ * fields the partial path copies; "input" a copy of the ordered input
+ * query, not planned yet (planning scribbles on it).
  */
-static bool
-mr_par_equal_is_identical(Oid type)
+void
+mr_scan_parallel_add_path(PlannerInfo *root, RelOptInfo *rel,
+						  const MrScanParallelShape *shape,
+						  MrScanPath *serial, Query *input)
 {
-	switch (type)
+	Query	   *ordered = copyObject(input);
+	PlannerInfo *subroot;
+	RelOptInfo *final_rel;
+	Path	   *ppath = NULL;
+	ListCell   *lc;
+
+	/* the node runs, not the (parallel restricted) function */
+	rel->consider_parallel = true;
+
+	/* partial paths of the final rel: the planner keeps them at level > 1 */
+	subroot = mr_plan_unordered(root, input, max_parallel_workers_per_gather);
+	final_rel = fetch_upper_rel(subroot, UPPERREL_FINAL, NULL);
+	foreach(lc, final_rel->partial_pathlist)
 	{
-		case INT2OID:
-		case INT4OID:
-		case INT8OID:
-		case OIDOID:
-		case BOOLOID:
-		case DATEOID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			return true;
-		default:
-			return false;
+		Path	   *cand = (Path *) lfirst(lc);
+
+		if (cand->parallel_safe && cand->param_info == NULL &&
+			cand->parallel_workers > 0 &&
+			(ppath == NULL || cand->total_cost < ppath->total_cost))
+			ppath = cand;
 	}
+	if (ppath != NULL)
+		mr_par_add_bucket_path(root, rel, shape, serial, ordered, subroot, ppath);
+	else
+		mr_par_add_share_path(root, rel, shape, serial, ordered);
 }
+
+/* ---------- executor ---------- */
 
 MrParState *
 mr_par_begin(List *info, PlanState *input, EState *estate)
 {
 	MrParState *ps = palloc0(sizeof(MrParState));
-	List	   *cols = list_nth(info, MR_PAR_SORT_COLS);
-	List	   *ops = list_nth(info, MR_PAR_SORT_OPS);
-	List	   *colls = list_nth(info, MR_PAR_SORT_COLLS);
-	List	   *nf = list_nth(info, MR_PAR_SORT_NULLS_FIRST);
-	List	   *hcols = list_nth(info, MR_PAR_HASH_COLS);
-	List	   *hcolls = list_nth(info, MR_PAR_HASH_COLLS);
+	int			nbuckets = intVal(list_nth(info, MR_PAR_NBUCKETS));
 	int			i;
 
-	Assert(list_length(info) == MR_PAR_COUNT);
 	ps->input = input;
 	ps->nshares = intVal(list_nth(info, MR_PAR_NSHARES));
-	ps->input_desc = ExecGetResultType(input);
-	ps->nsort = list_length(cols);
-	ps->sort_cols = palloc(sizeof(AttrNumber) * Max(ps->nsort, 1));
-	ps->sort_ops = palloc(sizeof(Oid) * Max(ps->nsort, 1));
-	ps->sort_colls = palloc(sizeof(Oid) * Max(ps->nsort, 1));
-	ps->nulls_first = palloc(sizeof(bool) * Max(ps->nsort, 1));
-	for (i = 0; i < ps->nsort; i++)
-	{
-		ps->sort_cols[i] = (AttrNumber) list_nth_int(cols, i);
-		ps->sort_ops[i] = list_nth_oid(ops, i);
-		ps->sort_colls[i] = list_nth_oid(colls, i);
-		ps->nulls_first[i] = list_nth_int(nf, i) != 0;
-	}
-	ps->ssup = palloc0(sizeof(SortSupportData) * Max(ps->nsort, 1));
-	ps->sort_byval = palloc(sizeof(bool) * Max(ps->nsort, 1));
-	ps->sort_typlen = palloc(sizeof(int16) * Max(ps->nsort, 1));
-	ps->prev_vals = palloc0(sizeof(Datum) * Max(ps->nsort, 1));
-	ps->prev_nulls = palloc0(sizeof(bool) * Max(ps->nsort, 1));
-	ps->cur_vals = palloc0(sizeof(Datum) * Max(ps->nsort, 1));
-	ps->cur_nulls = palloc0(sizeof(bool) * Max(ps->nsort, 1));
-	for (i = 0; i < ps->nsort; i++)
+	mr_par_keys_init(&ps->keys, info, ExecGetResultType(input), estate->es_query_cxt);
+	if (nbuckets > 0)
+		ps->bk = mr_bk_begin(&ps->keys, input, nbuckets, estate);
+	ps->ssup = palloc0(sizeof(SortSupportData) * Max(ps->keys.nsort, 1));
+	ps->sort_byval = palloc(sizeof(bool) * Max(ps->keys.nsort, 1));
+	ps->sort_typlen = palloc(sizeof(int16) * Max(ps->keys.nsort, 1));
+	ps->prev_vals = palloc0(sizeof(Datum) * Max(ps->keys.nsort, 1));
+	ps->prev_nulls = palloc0(sizeof(bool) * Max(ps->keys.nsort, 1));
+	ps->cur_vals = palloc0(sizeof(Datum) * Max(ps->keys.nsort, 1));
+	ps->cur_nulls = palloc0(sizeof(bool) * Max(ps->keys.nsort, 1));
+	for (i = 0; i < ps->keys.nsort; i++)
 	{
 		SortSupport ssup = &ps->ssup[i];
 		Form_pg_attribute att;
 
-		if (ps->sort_cols[i] < 1 || ps->sort_cols[i] > ps->input_desc->natts)
-			elog(ERROR, "match_recognize: sort column %d out of range",
-				 (int) ps->sort_cols[i]);
-		att = TupleDescAttr(ps->input_desc, ps->sort_cols[i] - 1);
+		att = TupleDescAttr(ps->keys.input_desc, ps->keys.sort_cols[i] - 1);
 		ssup->ssup_cxt = CurrentMemoryContext;
-		ssup->ssup_collation = ps->sort_colls[i];
-		ssup->ssup_nulls_first = ps->nulls_first[i];
-		ssup->ssup_attno = ps->sort_cols[i];
+		ssup->ssup_collation = ps->keys.sort_colls[i];
+		ssup->ssup_nulls_first = ps->keys.nulls_first[i];
+		ssup->ssup_attno = ps->keys.sort_cols[i];
 		ssup->abbreviate = false;
-		PrepareSortSupportFromOrderingOp(ps->sort_ops[i], ssup);
+		PrepareSortSupportFromOrderingOp(ps->keys.sort_ops[i], ssup);
 		ps->sort_byval[i] = att->attbyval;
 		ps->sort_typlen[i] = att->attlen;
 		if (!att->attbyval)
 			ps->sort_byref = true;
 	}
-	ps->nhash = list_length(hcols);
-	ps->hash_cols = palloc(sizeof(int) * Max(ps->nhash, 1));
-	ps->hash_colls = palloc(sizeof(Oid) * Max(ps->nhash, 1));
-	ps->hash_fns = palloc0(sizeof(FmgrInfo) * Max(ps->nhash, 1));
-	ps->hash_bits = palloc0(sizeof(bool) * Max(ps->nhash, 1));
-	for (i = 0; i < ps->nhash; i++)
-	{
-		int			col = list_nth_int(hcols, i);
-		Oid			type;
-		TypeCacheEntry *tce;
-
-		if (col < 0 || col >= ps->input_desc->natts)
-			elog(ERROR, "match_recognize: hashed column %d out of range", col);
-		type = TupleDescAttr(ps->input_desc, col)->atttypid;
-		tce = lookup_type_cache(type, TYPECACHE_HASH_PROC_FINFO);
-		if (!OidIsValid(tce->hash_proc_finfo.fn_oid))
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_FUNCTION),
-					 errmsg("could not identify a hash function for type %s",
-							format_type_be(type))));
-		ps->hash_cols[i] = col;
-		ps->hash_colls[i] = list_nth_oid(hcolls, i);
-		fmgr_info_copy(&ps->hash_fns[i], &tce->hash_proc_finfo, CurrentMemoryContext);
-		ps->hash_bits[i] = mr_par_equal_is_identical(type);
-		if (!ps->hash_bits[i])
-			ps->hash_calls = true;
-	}
-	ps->sorted = MakeSingleTupleTableSlot(ps->input_desc, &TTSOpsMinimalTuple);
+	ps->sorted = MakeSingleTupleTableSlot(ps->keys.input_desc, &TTSOpsMinimalTuple);
 	for (i = 0; i < MR_PAR_MAX_RUNS; i++)
-		ps->heads[i] = MakeSingleTupleTableSlot(ps->input_desc, &TTSOpsMinimalTuple);
+		ps->heads[i] = MakeSingleTupleTableSlot(ps->keys.input_desc, &TTSOpsMinimalTuple);
 	ps->last_run = -1;
 	ps->parcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize share",
 									   ALLOCSET_DEFAULT_SIZES);
-	ps->hashcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize share hash",
-										ALLOCSET_SMALL_SIZES);
 	ps->prevcxt = AllocSetContextCreate(estate->es_query_cxt, "match_recognize share order",
 										ALLOCSET_SMALL_SIZES);
 	ps->input_fresh = true;
@@ -559,33 +608,7 @@ mr_par_begin(List *info, PlanState *input, EState *estate)
 static inline uint32
 mr_par_share_of(MrParState *ps, TupleTableSlot *slot)
 {
-	uint32		h = 0;
-	int			i;
-	MemoryContext old = CurrentMemoryContext;
-
-	if (ps->hash_calls)
-		MemoryContextSwitchTo(ps->hashcxt);
-	for (i = 0; i < ps->nhash; i++)
-	{
-		bool		isnull;
-		Datum		d = slot_getattr(slot, ps->hash_cols[i] + 1, &isnull);
-		uint32		k = 0;
-
-		if (isnull)
-			k = 0;
-		else if (ps->hash_bits[i])
-			k = murmurhash32((uint32) d ^ (uint32) ((uint64) d >> 32));
-		else
-			k = DatumGetUInt32(FunctionCall1Coll(&ps->hash_fns[i], ps->hash_colls[i], d));
-		h = hash_combine(h, k);
-	}
-	if (ps->hash_calls)
-	{
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(ps->hashcxt);
-	}
-	/* h * K / 2^32: the share without a division per row */
-	return (uint32) (((uint64) h * (uint32) ps->nshares) >> 32);
+	return mr_par_part_of(mr_par_keys_hash(&ps->keys, slot), (uint32) ps->nshares);
 }
 
 /* the next share to match: its number, -1 for all rows, or -2: none left */
@@ -620,9 +643,9 @@ mr_par_check_order(MrParState *ps, TupleTableSlot *slot)
 	bool		decided = !ps->have_prev;
 	int			i;
 
-	for (i = 0; i < ps->nsort; i++)
+	for (i = 0; i < ps->keys.nsort; i++)
 	{
-		ps->cur_vals[i] = slot_getattr(slot, ps->sort_cols[i], &ps->cur_nulls[i]);
+		ps->cur_vals[i] = slot_getattr(slot, ps->keys.sort_cols[i], &ps->cur_nulls[i]);
 		if (!decided)
 		{
 			int			c = ApplySortComparator(ps->prev_vals[i], ps->prev_nulls[i],
@@ -642,7 +665,7 @@ mr_par_check_order(MrParState *ps, TupleTableSlot *slot)
 
 		MemoryContextReset(ps->prevcxt);
 		old = MemoryContextSwitchTo(ps->prevcxt);
-		for (i = 0; i < ps->nsort; i++)
+		for (i = 0; i < ps->keys.nsort; i++)
 		{
 			ps->prev_nulls[i] = ps->cur_nulls[i];
 			ps->prev_vals[i] = ps->sort_byval[i] || ps->cur_nulls[i] ? ps->cur_vals[i] :
@@ -652,8 +675,8 @@ mr_par_check_order(MrParState *ps, TupleTableSlot *slot)
 	}
 	else
 	{
-		memcpy(ps->prev_vals, ps->cur_vals, sizeof(Datum) * ps->nsort);
-		memcpy(ps->prev_nulls, ps->cur_nulls, sizeof(bool) * ps->nsort);
+		memcpy(ps->prev_vals, ps->cur_vals, sizeof(Datum) * ps->keys.nsort);
+		memcpy(ps->prev_nulls, ps->cur_nulls, sizeof(bool) * ps->keys.nsort);
 	}
 	ps->have_prev = true;
 	return before;
@@ -665,12 +688,12 @@ mr_par_compare_slots(MrParState *ps, TupleTableSlot *a, TupleTableSlot *b)
 {
 	int			i;
 
-	for (i = 0; i < ps->nsort; i++)
+	for (i = 0; i < ps->keys.nsort; i++)
 	{
 		bool		anull,
 					bnull;
-		Datum		ad = slot_getattr(a, ps->sort_cols[i], &anull);
-		Datum		bd = slot_getattr(b, ps->sort_cols[i], &bnull);
+		Datum		ad = slot_getattr(a, ps->keys.sort_cols[i], &anull);
+		Datum		bd = slot_getattr(b, ps->keys.sort_cols[i], &bnull);
 		int			c = ApplySortComparator(ad, anull, bd, bnull, &ps->ssup[i]);
 
 		if (c != 0)
@@ -717,8 +740,8 @@ mr_par_runs_to_sort(MrParState *ps)
 	MemoryContext old = MemoryContextSwitchTo(ps->parcxt);
 	int			i;
 
-	ps->sort = tuplesort_begin_heap(ps->input_desc, ps->nsort, ps->sort_cols,
-									ps->sort_ops, ps->sort_colls, ps->nulls_first,
+	ps->sort = tuplesort_begin_heap(ps->keys.input_desc, ps->keys.nsort, ps->keys.sort_cols,
+									ps->keys.sort_ops, ps->keys.sort_colls, ps->keys.nulls_first,
 									work_mem, NULL, TUPLESORT_NONE);
 	MemoryContextSwitchTo(old);
 	for (i = 0; i < ps->nruns; i++)
@@ -837,10 +860,18 @@ mr_par_end_sort(MrParState *ps)
 	mr_par_end_runs(ps);
 }
 
-/* the next input row for the node: the next sorted row of a claimed share */
+/*
+ * The next input row for the node: the next sorted row of a claimed bucket
+ * (mr_scan_parallel_bucket.c) or share.  Without a DSM, one pass over the
+ * whole input, sorted, whichever executor the plan asked for.
+ */
 TupleTableSlot *
 mr_par_next(MrParState *ps)
 {
+	if (ps->bk && mr_bk_has_dsm(ps->bk))
+		return mr_bk_next(ps->bk);
+	if (ps->bk_shut)
+		return NULL;			/* the DSM is gone: nothing more, until a rescan */
 	for (;;)
 	{
 		int			share;
@@ -875,6 +906,9 @@ mr_par_next(MrParState *ps)
 void
 mr_par_rescan(MrParState *ps)
 {
+	if (ps->bk)
+		mr_bk_rescan(ps->bk);
+	ps->bk_shut = false;
 	mr_par_end_sort(ps);
 	MemoryContextReset(ps->parcxt);
 	ps->local_done = false;
@@ -882,53 +916,92 @@ mr_par_rescan(MrParState *ps)
 	ps->input_fresh = true;
 }
 
+/* Gather is about to destroy the DSM */
+void
+mr_par_shutdown(MrParState *ps)
+{
+	if (ps->bk && mr_bk_has_dsm(ps->bk))
+	{
+		mr_bk_shutdown(ps->bk);
+		ps->bk_shut = true;
+	}
+}
+
 void
 mr_par_end(MrParState *ps)
 {
 	int			i;
 
+	if (ps->bk)
+		mr_bk_end(ps->bk);
 	mr_par_end_sort(ps);
 	ExecDropSingleTupleTableSlot(ps->sorted);
 	for (i = 0; i < MR_PAR_MAX_RUNS; i++)
 		ExecDropSingleTupleTableSlot(ps->heads[i]);
 	MemoryContextDelete(ps->parcxt);
-	MemoryContextDelete(ps->hashcxt);
 	MemoryContextDelete(ps->prevcxt);
+	mr_par_keys_end(&ps->keys);
 }
 
 Size
-mr_par_estimate_dsm(MrParState *ps)
+mr_par_estimate_dsm(MrParState *ps, ParallelContext *pcxt)
 {
+	if (ps->bk)
+		return mr_bk_estimate_dsm(ps->bk, pcxt);
 	return sizeof(MrParShared);
 }
 
 void
-mr_par_initialize_dsm(MrParState *ps, void *coordinate)
+mr_par_initialize_dsm(MrParState *ps, ParallelContext *pcxt, void *coordinate)
 {
+	if (ps->bk)
+	{
+		mr_bk_initialize_dsm(ps->bk, pcxt, coordinate);
+		ps->bk_shut = false;
+		return;
+	}
 	ps->shared = (MrParShared *) coordinate;
 	pg_atomic_init_u32(&ps->shared->next_share, 0);
 }
 
 void
-mr_par_reinitialize_dsm(MrParState *ps, void *coordinate)
+mr_par_reinitialize_dsm(MrParState *ps, ParallelContext *pcxt, void *coordinate)
 {
+	if (ps->bk)
+	{
+		mr_bk_reinitialize_dsm(ps->bk, pcxt, coordinate);
+		return;
+	}
 	pg_atomic_write_u32(&((MrParShared *) coordinate)->next_share, 0);
 }
 
 void
 mr_par_initialize_worker(MrParState *ps, void *coordinate)
 {
+	if (ps->bk)
+	{
+		mr_bk_initialize_worker(ps->bk, coordinate);
+		return;
+	}
 	ps->shared = (MrParShared *) coordinate;
 }
 
-int
-mr_par_nshares(const MrParState *ps)
+/*
+ * EXPLAIN: how the partitions are shared out and, with ANALYZE, who did
+ * what (the node's other counters are this process's only)
+ */
+void
+mr_par_explain(MrParState *ps, ExplainState *es)
 {
-	return ps->nshares;
-}
-
-int
-mr_par_claimed(const MrParState *ps)
-{
-	return ps->claimed;
+	if (ps->bk)
+	{
+		ExplainPropertyText("Parallel", "buckets by hash of PARTITION BY keys", es);
+		mr_bk_explain(ps->bk, es);
+		return;
+	}
+	ExplainPropertyText("Parallel",
+						psprintf("hash share of PARTITION BY keys (%d shares)",
+								 ps->nshares), es);
+	if (es->analyze)
+		ExplainPropertyInteger("Shares Matched Here", NULL, ps->claimed, es);
 }
