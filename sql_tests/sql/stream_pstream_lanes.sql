@@ -8,7 +8,8 @@
 -- rows come from a backfill and from many transactions, over 11
 -- partitions, with releases, WITHIN expiry and time in patterns spread
 -- over many cycles.  Then alter_stream moves a running stream from 1 to 2
--- to 1 workers, and the refusals.
+-- to 1 workers, a backlog caught up with many rounds in flight, and the
+-- refusals.
 --
 CREATE EXTENSION IF NOT EXISTS match_recognize;
 \set VERBOSITY terse
@@ -153,6 +154,38 @@ INSERT INTO pl_tick SELECT 's' || p, t, NULL FROM generate_series(0, 10) p, gene
 INSERT INTO pl_tick VALUES ('zzz', 100000, 0);
 SELECT match_recognize_wait_stream(name) FROM match_recognize_streams ORDER BY name;
 SELECT s, pl_diff(s, 'pl_ref', 'b_pl_v') FROM (VALUES ('pl_alt'), ('pl_ref')) x(s) ORDER BY s;
+
+-- many rounds in flight: a backlog of 120 000 rows over 37 partitions,
+-- committed in 120 transactions while the streams are paused, then caught
+-- up with 1, 2 and 3 workers.  The worker of 2 and 3 sends a round every
+-- few thousand rows it decodes and goes on decoding and writing while the
+-- lanes match (several rounds queued at each lane); the outputs equal the
+-- 1-worker stream's (_match_id included) and the batch query's.
+CREATE TABLE pl_big (sym text, ts int, price int);
+SELECT match_recognize_create_view('b_pl_big', replace((SELECT q FROM pl_q WHERE name = 'pl_v'), 'pl_tick', 'pl_big'));
+SELECT match_recognize_create_stream('pl_big_1', replace((SELECT q FROM pl_q WHERE name = 'pl_v'), 'pl_tick', 'pl_big'), lateness => 3);
+SELECT match_recognize_create_stream('pl_big_2', replace((SELECT q FROM pl_q WHERE name = 'pl_v'), 'pl_tick', 'pl_big'), lateness => 3, workers => 2);
+SELECT match_recognize_create_stream('pl_big_3', replace((SELECT q FROM pl_q WHERE name = 'pl_v'), 'pl_tick', 'pl_big'), lateness => 3, workers => 3);
+SELECT match_recognize_wait_stream('pl_big_' || w) FROM generate_series(1, 3) w;
+SELECT match_recognize_pause_stream('pl_big_' || w) FROM generate_series(1, 3) w;
+DO $$
+BEGIN
+  FOR b IN 0 .. 119 LOOP
+    INSERT INTO pl_big SELECT 's' || (i % 37), i / 37, abs(hashint4(i)) % 1000
+      FROM generate_series(b * 1000, b * 1000 + 999) i;
+    COMMIT;
+  END LOOP;
+END $$;
+INSERT INTO pl_big SELECT 's' || p, t, NULL FROM generate_series(0, 36) p, generate_series(4000, 4001) t;
+INSERT INTO pl_big VALUES ('zzz', 100000, 0);
+SELECT match_recognize_resume_stream('pl_big_' || w) FROM generate_series(1, 3) w;
+SELECT match_recognize_wait_stream('pl_big_' || w, '5 minutes') FROM generate_series(1, 3) w;
+SELECT name, state, workers, rows_in, late_rows, matches_out, rows_out, rows_retained, last_error
+FROM match_recognize_streams WHERE name LIKE 'public.pl_big%' ORDER BY name;
+SELECT s, pl_diff(s, 'pl_big_1', 'b_pl_big') FROM (VALUES ('pl_big_1'), ('pl_big_2'), ('pl_big_3')) x(s) ORDER BY s;
+SELECT match_recognize_drop_stream('pl_big_' || w) FROM generate_series(1, 3) w;
+DROP VIEW b_pl_big;
+DROP TABLE pl_big, pl_big_1, pl_big_2, pl_big_3;
 
 -- refused, with their SQLSTATEs
 \set VERBOSITY default
