@@ -8,8 +8,8 @@
 -- rows come from a backfill and from many transactions, over 11
 -- partitions, with releases, WITHIN expiry and time in patterns spread
 -- over many cycles.  Then alter_stream moves a running stream from 1 to 2
--- to 1 workers, a backlog caught up with many rounds in flight, and the
--- refusals.
+-- to 1 workers, a backlog caught up with many rounds in flight, an error
+-- raised in a lane, and the refusals.
 --
 CREATE EXTENSION IF NOT EXISTS match_recognize;
 \set VERBOSITY terse
@@ -198,6 +198,25 @@ FROM pl_big_t1;
 SELECT match_recognize_drop_stream(name) FROM match_recognize_streams WHERE name LIKE 'public.pl_big%' ORDER BY name;
 DROP VIEW b_pl_big_v, b_pl_big_w;
 DROP TABLE pl_big, pl_big_v1, pl_big_v2, pl_big_v3, pl_big_w1, pl_big_w2, pl_big_t1, pl_big_t2;
+
+-- an error in a lane (a DEFINE dividing by zero on one row) is the
+-- stream's error, with the lane's partition and row
+CREATE TABLE pl_err (sym int, ts int, price int);
+SELECT match_recognize_create_stream('pl_err_2', $$SELECT * FROM pl_err MATCH_RECOGNIZE (PARTITION BY sym ORDER BY ts
+  MEASURES FIRST(ts) AS t0 PATTERN (a b) DEFINE a AS price > 0, b AS 100 / (price - 50) > 0)$$, lateness => 3, workers => 2);
+SELECT match_recognize_wait_stream('pl_err_2');
+INSERT INTO pl_err SELECT i % 5, i / 5, i % 97 FROM generate_series(0, 49999) i;
+DO $$
+BEGIN
+  FOR i IN 1 .. 600 LOOP
+    EXIT WHEN (SELECT last_error IS NOT NULL FROM match_recognize_streams WHERE name = 'public.pl_err_2');
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT regexp_replace(last_error, 'stream \d+$', 'stream N') AS last_error
+FROM match_recognize_streams WHERE name = 'public.pl_err_2';
+SELECT match_recognize_drop_stream('pl_err_2');
+DROP TABLE pl_err, pl_err_2;
 
 -- refused, with their SQLSTATEs
 \set VERBOSITY default

@@ -95,8 +95,13 @@
  *	  latch in a loop that serves every lane both ways, so a lane blocked
  *	  sending results is always drained, and checks interrupts and the
  *	  postmaster's death;
+ *	- a lane that raises an error sends it instead of its round's results
+ *	  and exits; the worker reads the queue before it looks the lane up, so
+ *	  it raises that error (SQLSTATE, message, the partition and row) and
+ *	  records it as the stream's last_error;
  *	- a lane that dies makes the worker fail (its queue detaches, or it is
- *	  found stopped while the worker waits or between cycles): the worker
+ *	  found stopped when it did not answer for MRS_LANE_WAIT_MS or between
+ *	  cycles): the worker
  *	  exits and the launcher starts it again as after any error (backoff,
  *	  start_failures); a worker that dies detaches the queues and every
  *	  lane exits.  Pause, resume, drop and alter stop the worker, so they
@@ -633,6 +638,7 @@ lanes_wait(Lane *room, bool write)
 	for (;;)
 	{
 		bool		progress = lanes_pump();
+		int			rc;
 
 		if (room != NULL ? room->nrounds < MRS_LANE_ROUNDS : lanes_idle())
 			return;
@@ -643,11 +649,22 @@ lanes_wait(Lane *room, bool write)
 			(void) mrs_outbuf_flush(&MyStream->out);
 			continue;
 		}
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 MRS_LANE_WAIT_MS, PG_WAIT_EXTENSION);
+		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					   MRS_LANE_WAIT_MS, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
-		mrs_lanes_check();
+
+		/*
+		 * A lane that exits leaves its error (op 'X') in its queue and then
+		 * stops: the queue is read first, so that the worker raises that
+		 * error rather than "exited".  Only a lane that neither answers nor
+		 * detaches for MRS_LANE_WAIT_MS is looked up.
+		 */
+		if (rc & WL_TIMEOUT)
+		{
+			(void) lanes_pump();
+			mrs_lanes_check();
+		}
 	}
 }
 
