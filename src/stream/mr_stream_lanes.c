@@ -566,6 +566,27 @@ lane_pump_send(Lane *l, int k)
 static void lane_apply(Lane *l, int k);
 
 /*
+ * Empty b for its next use; one a burst made large (a huge release, a
+ * round of many output rows) is given back rather than kept for the
+ * stream's life
+ */
+#define MRS_LANE_BUF_KEEP	(8 * 1024 * 1024)
+static void
+buf_recycle(StringInfo b)
+{
+	if (b->maxlen > MRS_LANE_BUF_KEEP)
+	{
+		MemoryContext old = MemoryContextSwitchTo(lanes_cxt);
+
+		pfree(b->data);
+		initStringInfo(b);
+		MemoryContextSwitchTo(old);
+	}
+	else
+		resetStringInfo(b);
+}
+
+/*
  * Take what lane k sent back, without waiting; each round's results are
  * applied as soon as they are complete.  True when something came.
  */
@@ -874,8 +895,8 @@ lane_apply(Lane *l, int k)
 	}
 	if (results_pos != results.len)
 		elog(ERROR, "the results of lane %d of stream %d go on after their end", k, s->id);
-	resetStringInfo(&results);
-	resetStringInfo(&r->ops);
+	buf_recycle(&results);
+	buf_recycle(&r->ops);
 	r->off = 0;
 	l->first = (l->first + 1) % MRS_LANE_ROUNDS;
 	l->nrounds--;
