@@ -8,7 +8,9 @@
 #   decodes and matches) and s2 (workers => 2: its worker decodes and
 #   writes, its lane matches, src/stream/mr_stream_lanes.c).  Then each catches up alone
 #   (SIGCONT until match_recognize_wait_stream returns): rows/s of each,
-#   their ratio, the CPU seconds of each process, and whether the two output
+#   their ratio, the CPU seconds of each process and the seconds it was
+#   runnable but waited for a CPU (/proc/<pid>/schedstat: the machine's
+#   other load), and whether the two output
 #   tables are equal (_match_id included).  The load average is printed
 #   before and after: the machine's other load moves the figures (the ratio
 #   is taken within one run).
@@ -19,6 +21,10 @@
 #   matching, a small part, can be shared; heavy is the same query with a
 #   DEFINE that costs more per row than decoding it (an md5 of a 150-char
 #   string in each DEFINE), the case workers > 1 is for.
+#
+#   PERF=<dir> records each process of each stream during its catch-up with
+#   perf record -g (<dir>/w<workers>.<pid>.data; the overhead lowers the
+#   rates).
 #
 # Runs against the server the PG* variables name (max_worker_processes of
 # at least 5), in a database of its own, and reads /proc/<pid> of the
@@ -37,6 +43,8 @@ val() { psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
 now_s() { date +%s.%N; }
 calc() { awk "BEGIN { printf \"%s\", $1 }"; }
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+# nanoseconds the process was runnable but waited for a CPU
+rqwait() { awk '{ print $2 }' "/proc/$1/schedstat"; }
 hz=$(getconf CLK_TCK)
 
 # one case: $1 its name, HEAVY what its DEFINEs add
@@ -70,6 +78,9 @@ run_case()
 	      DEFINE down AS price < PREV(price)$HEAVY, up AS price > PREV(price)$HEAVY)\$q\$,
 	  lateness => 1000::bigint, workers => $w);
 	SELECT match_recognize_wait_stream('s$w');
+	-- no autovacuum of the output during the catch-ups: the first one's
+	-- 300 000 rows would be vacuumed while the second catches up
+	ALTER TABLE s$w SET (autovacuum_enabled = off);
 	SQL
 	done
 
@@ -107,31 +118,45 @@ run_case()
 	sleep 3
 
 	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-	declare -A RATE CPU
+	declare -A RATE CPU RQ WALL
 	for w in 1 2; do
 		eval "pids=\$P$w"
 		c0=""
-		for p in $pids; do c0="$c0 $(ticks "$p")"; done
+		q0=""
+		for p in $pids; do c0="$c0 $(ticks "$p")"; q0="$q0 $(rqwait "$p")"; done
 		t0=$(now_s)
 		# shellcheck disable=SC2086
 		kill -CONT $pids
+		perfpids=""
+		if [ -n "${PERF:-}" ]; then
+			for p in $pids; do
+				perf record -F 999 -g -o "$PERF/w$w.$p.data" -p "$p" >/dev/null 2>&1 &
+				perfpids="$perfpids $!"
+			done
+		fi
 		val "SELECT match_recognize_wait_stream('s$w', '1 hour')" >/dev/null
 		t1=$(now_s)
+		for pp in $perfpids; do kill -INT "$pp"; wait "$pp" || true; done
 		cpu=""
+		rq=""
 		i=1
 		for p in $pids; do
 			c=$(echo "$c0" | awk -v i=$((i + 0)) '{ print $i }')
+			q=$(echo "$q0" | awk -v i=$((i + 0)) '{ print $i }')
 			cpu="$cpu $(calc "($(ticks "$p") - $c) / $hz")"
+			rq="$rq $(awk -v a="$(rqwait "$p")" -v b="$q" 'BEGIN { printf "%.2f", (a - b) / 1e9 }')"
 			i=$((i + 1))
 		done
 		RATE[$w]=$(calc "$N / ($t1 - $t0)")
+		WALL[$w]=$(calc "$t1 - $t0")
 		CPU[$w]=$cpu
+		RQ[$w]=$rq
 	done
 	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 	printf '%s: catch-up of %s rows over %s partitions (V shape, %s-row transactions)\n' "$1" "$N" "$PARTS" "$TXN"
-	printf '  workers => 1: %.0f rows/s (CPU s, worker:%s)\n' "${RATE[1]}" "${CPU[1]}"
-	printf '  workers => 2: %.0f rows/s (CPU s, worker and lanes:%s)\n' "${RATE[2]}" "${CPU[2]}"
+	printf '  workers => 1: %.0f rows/s in %.2f s (CPU s, worker:%s; waiting for a CPU:%s)\n' "${RATE[1]}" "${WALL[1]}" "${CPU[1]}" "${RQ[1]}"
+	printf '  workers => 2: %.0f rows/s in %.2f s (CPU s, worker and lanes:%s; waiting for a CPU:%s)\n' "${RATE[2]}" "${WALL[2]}" "${CPU[2]}" "${RQ[2]}"
 	printf '  ratio workers 2 / 1: %.2f\n' "$(calc "${RATE[2]} / ${RATE[1]}")"
 	val "SELECT format('  %s: rows_in %s, matches %s, state %s', name, rows_in, matches_out, state)
 		 FROM match_recognize_streams ORDER BY name"

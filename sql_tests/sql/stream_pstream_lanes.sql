@@ -8,7 +8,8 @@
 -- rows come from a backfill and from many transactions, over 11
 -- partitions, with releases, WITHIN expiry and time in patterns spread
 -- over many cycles.  Then alter_stream moves a running stream from 1 to 2
--- to 1 workers, and the refusals.
+-- to 1 workers, a backlog caught up with many rounds in flight, an error
+-- raised in a lane, and the refusals.
 --
 CREATE EXTENSION IF NOT EXISTS match_recognize;
 \set VERBOSITY terse
@@ -153,6 +154,69 @@ INSERT INTO pl_tick SELECT 's' || p, t, NULL FROM generate_series(0, 10) p, gene
 INSERT INTO pl_tick VALUES ('zzz', 100000, 0);
 SELECT match_recognize_wait_stream(name) FROM match_recognize_streams ORDER BY name;
 SELECT s, pl_diff(s, 'pl_ref', 'b_pl_v') FROM (VALUES ('pl_alt'), ('pl_ref')) x(s) ORDER BY s;
+
+-- many rounds in flight: a backlog of 120 000 rows over 37 partitions,
+-- committed in 120 transactions while the streams are paused, then caught
+-- up with 1, 2 and 3 workers (the V shape), 1 and 2 (WITHIN, and time in
+-- patterns: expiry and timers between rounds in flight).  The worker of a
+-- stream with lanes sends a round every few thousand rows it decodes and
+-- goes on decoding and writing while the lanes match (several rounds
+-- queued at each lane); the outputs equal the 1-worker stream's
+-- (_match_id included) and the batch query's.
+CREATE TABLE pl_big (sym text, ts int, price int);
+SELECT match_recognize_create_view('b_pl_big_v', replace((SELECT q FROM pl_q WHERE name = 'pl_v'), 'pl_tick', 'pl_big'));
+SELECT match_recognize_create_view('b_pl_big_w', replace((SELECT q FROM pl_q WHERE name = 'pl_within'), 'pl_tick', 'pl_big'));
+SELECT match_recognize_create_stream('pl_big_v1', replace((SELECT q FROM pl_q WHERE name = 'pl_v'), 'pl_tick', 'pl_big'), lateness => 3);
+SELECT match_recognize_create_stream('pl_big_v2', replace((SELECT q FROM pl_q WHERE name = 'pl_v'), 'pl_tick', 'pl_big'), lateness => 3, workers => 2);
+SELECT match_recognize_create_stream('pl_big_v3', replace((SELECT q FROM pl_q WHERE name = 'pl_v'), 'pl_tick', 'pl_big'), lateness => 3, workers => 3);
+SELECT match_recognize_create_stream('pl_big_w1', replace((SELECT q FROM pl_q WHERE name = 'pl_within'), 'pl_tick', 'pl_big'), lateness => 3);
+SELECT match_recognize_create_stream('pl_big_w2', replace((SELECT q FROM pl_q WHERE name = 'pl_within'), 'pl_tick', 'pl_big'), lateness => 3, workers => 2);
+SELECT match_recognize_create_stream('pl_big_t1', replace((SELECT q FROM pl_q WHERE name = 'pl_time'), 'pl_tick', 'pl_big'), lateness => 3);
+SELECT match_recognize_create_stream('pl_big_t2', replace((SELECT q FROM pl_q WHERE name = 'pl_time'), 'pl_tick', 'pl_big'), lateness => 3, workers => 2);
+SELECT match_recognize_wait_stream(name) FROM match_recognize_streams WHERE name LIKE 'public.pl_big%' ORDER BY name;
+SELECT match_recognize_pause_stream(name) FROM match_recognize_streams WHERE name LIKE 'public.pl_big%' ORDER BY name;
+DO $$
+BEGIN
+  FOR b IN 0 .. 119 LOOP
+    INSERT INTO pl_big SELECT 's' || (i % 37), i / 37, abs(hashint4(i)) % 101
+      FROM generate_series(b * 1000, b * 1000 + 999) i;
+    COMMIT;
+  END LOOP;
+END $$;
+INSERT INTO pl_big SELECT 's' || p, t, NULL FROM generate_series(0, 36) p, generate_series(4000, 4001) t;
+INSERT INTO pl_big VALUES ('zzz', 100000, 0);
+SELECT match_recognize_resume_stream(name) FROM match_recognize_streams WHERE name LIKE 'public.pl_big%' ORDER BY name;
+SELECT match_recognize_wait_stream(name, '5 minutes') FROM match_recognize_streams WHERE name LIKE 'public.pl_big%' ORDER BY name;
+SELECT name, state, workers, rows_in, late_rows, matches_out, rows_out, timeouts_out, rows_retained, last_error
+FROM match_recognize_streams WHERE name LIKE 'public.pl_big%' ORDER BY name;
+SELECT s, pl_diff(s, base, batch) FROM (VALUES ('pl_big_v1', 'pl_big_v1', 'b_pl_big_v'), ('pl_big_v2', 'pl_big_v1', 'b_pl_big_v'),
+  ('pl_big_v3', 'pl_big_v1', 'b_pl_big_v'), ('pl_big_w1', 'pl_big_w1', 'b_pl_big_w'), ('pl_big_w2', 'pl_big_w1', 'b_pl_big_w')) x(s, base, batch)
+ORDER BY s;
+SELECT count(*) AS rows,
+  (SELECT count(*) FROM ((TABLE pl_big_t1 EXCEPT ALL TABLE pl_big_t2) UNION ALL (TABLE pl_big_t2 EXCEPT ALL TABLE pl_big_t1)) x) AS differ
+FROM pl_big_t1;
+SELECT match_recognize_drop_stream(name) FROM match_recognize_streams WHERE name LIKE 'public.pl_big%' ORDER BY name;
+DROP VIEW b_pl_big_v, b_pl_big_w;
+DROP TABLE pl_big, pl_big_v1, pl_big_v2, pl_big_v3, pl_big_w1, pl_big_w2, pl_big_t1, pl_big_t2;
+
+-- an error in a lane (a DEFINE dividing by zero on one row) is the
+-- stream's error, with the lane's partition and row
+CREATE TABLE pl_err (sym int, ts int, price int);
+SELECT match_recognize_create_stream('pl_err_2', $$SELECT * FROM pl_err MATCH_RECOGNIZE (PARTITION BY sym ORDER BY ts
+  MEASURES FIRST(ts) AS t0 PATTERN (a b) DEFINE a AS price > 0, b AS 100 / (price - 50) > 0)$$, lateness => 3, workers => 2);
+SELECT match_recognize_wait_stream('pl_err_2');
+INSERT INTO pl_err SELECT i % 5, i / 5, i % 97 FROM generate_series(0, 49999) i;
+DO $$
+BEGIN
+  FOR i IN 1 .. 600 LOOP
+    EXIT WHEN (SELECT last_error IS NOT NULL FROM match_recognize_streams WHERE name = 'public.pl_err_2');
+    PERFORM pg_sleep(0.05);
+  END LOOP;
+END $$;
+SELECT regexp_replace(last_error, 'stream \d+$', 'stream N') AS last_error
+FROM match_recognize_streams WHERE name = 'public.pl_err_2';
+SELECT match_recognize_drop_stream('pl_err_2');
+DROP TABLE pl_err, pl_err_2;
 
 -- refused, with their SQLSTATEs
 \set VERBOSITY default

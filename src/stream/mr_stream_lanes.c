@@ -31,49 +31,81 @@
  * Where the worker would push rows into a lane's partition's run and settle
  * it (release, backfill), expire it (WITHIN), fire its timers or rebuild it
  * (a restart with time in patterns), it appends an op to that lane's round
- * instead.  A release sends the lanes their rounds (mrs_lanes_send); while
- * the worker decodes, it releases every MRS_EARLY_ROWS rows
- * (mr_stream_worker.c) and reads that round's results only at the next
- * release, so that the lanes match while it decodes (a catch-up is mostly
- * decoding), and at the cycle's last release it writes the output rows
- * it has while the lanes match that round.  mrs_parts_sync
- * (mr_stream_part.c) ends the round: every
- * lane gets its ops, runs them in order, and sends back, in order, the
- * output rows
- * (values and _match_id, made by the lane's emit callback exactly as the
- * worker's would make them) and, for every settle, the run's checkpoint, its
- * first retained row and its next deadline.  The worker applies a settle's
- * result to its own MrsPart as mrs_part_settle does (trim, timer,
- * checkpoint, deadline heap) and adds the output rows to its output buffer.
- * A round ends before anything reads a partition's state: at the end of a
- * release (an early one: at the start of the next), of each WITHIN and
- * timer pass, of the backfill and of a rebuild, and whenever the ops
- * queued exceed MRS_LANES_FULL.
+ * instead.  A lane runs its rounds in order, each op in order, and sends
+ * back for each round, in order, the output rows (values and _match_id,
+ * made by the lane's emit callback exactly as the worker's would make
+ * them), for every settle the run's checkpoint, its first retained row and
+ * its next deadline, and the round's counters.  The worker applies a
+ * settle's result to its own MrsPart as mrs_part_settle does (trim, timer,
+ * checkpoint, deadline heap: part_apply in mr_stream_part.c, which it
+ * registers) and adds the output rows to its output buffer.
+ *
+ * Rounds in flight.  The worker and the lanes do not take turns: a lane has
+ * up to MRS_LANE_ROUNDS rounds sent and not yet answered, and the worker
+ * goes on decoding and writing while they match.  mrs_lanes_send closes the
+ * rounds being queued and hands them to the lanes' queues; while the worker
+ * decodes it releases every MRS_EARLY_ROWS rows (mr_stream_worker.c; the
+ * first time in a cycle after MRS_EARLY_FIRST, the lanes being idle), and
+ * every send, every wait and mrs_lanes_poll apply the results that are
+ * complete, whichever lane they come from.  The output rows so applied are
+ * written while the worker decodes (mrs_lanes_write_early, MRS_EARLY_WRITE
+ * rows at a time) and while it waits for the cycle's last rounds (the
+ * drain of the cycle's last release), not all at the cycle's end with the
+ * lanes idle.  With a costly DEFINE the lanes are the slower side and
+ * always have a round queued; with a cheap one the worker is, and seldom
+ * waits.
  *
  * Invariants:
  *	- the output is the workers => 1 stream's, _match_ids included: every
  *	  partition sees the same pushes, expiries and clock advances in the
- *	  same order with the same arguments (the ops of one partition go to one
- *	  lane, in order; different partitions are independent), the lane's
- *	  emit callback builds the same ids from the same partition numbers and
- *	  row numbers, and the worker numbers both;
+ *	  same order with the same arguments (a partition lives on one lane,
+ *	  whose queue and rounds are FIFO; different partitions are
+ *	  independent, so results of different lanes may be applied in any
+ *	  order), the lane's emit callback builds the same ids from the same
+ *	  partition numbers and row numbers, and the worker numbers both;
+ *	- a result is applied before anything reads what it sets: a
+ *	  partition's checkpoint, first row, deadline and timer are read only
+ *	  after mrs_parts_sync (every op sent, every result applied): at the
+ *	  end of the cycle's last release, before the WITHIN and timer passes
+ *	  read the deadline heap and the timer queue and after each of their
+ *	  rounds, at the end of a backfill and of a rebuild.  What the worker
+ *	  does to a partition with results outstanding touches only what a
+ *	  result leaves alone (a push appends to the ring; a result trims
+ *	  below its first row, which is below every row pushed later);
  *	- exactly once is the worker's, unchanged: a lane writes nothing and
- *	  keeps nothing durable; output, checkpoint and position still commit
- *	  together in the worker's transaction, so a crash anywhere (a lane, the
- *	  worker, the server) is the workers => 1 crash: the worker restarts
- *	  from its checkpoint, starts new lanes, and a partition's first op then
- *	  gives its lane the partition's checkpoint and retained rows (op 'I',
- *	  p->lane_synced), from which the lane rebuilds the run as part_run does
- *	  after a run was let go;
- *	- a round never deadlocks: a lane reads its whole round before it runs
- *	  an op and sends its results only then; the worker sends every round
- *	  before it reads any result, and queues no op for a lane between
- *	  sending its round and reading its results;
+ *	  keeps nothing durable, and the cycle's position, checkpoints and
+ *	  catalog row are written after the last release's drain, so they cover
+ *	  only rounds whose results were applied, and commit in the one
+ *	  transaction with every output row of those rounds (the ones written
+ *	  early too: an early write makes the cycle go through process(), see
+ *	  cycle_relevant).  A crash anywhere (a lane, the worker, the server)
+ *	  is the workers => 1 crash: the transaction with the rounds in flight
+ *	  aborts, the worker restarts from its checkpoint and starts new lanes
+ *	  (the old ones exit with it, whatever they held), and a partition's
+ *	  first op then gives its new lane the partition's checkpoint and
+ *	  retained rows (op 'I', p->lane_synced), from which the lane rebuilds
+ *	  the run as part_run does after a run was let go.  The replay (REDO)
+ *	  drops the output of its rounds: a round records the mode it was
+ *	  queued in, and the mode changes only after a drain;
+ *	- no deadlock with bounded queues: a lane reads a whole round, runs
+ *	  it, then sends its results, blocking; the worker never blocks on a
+ *	  queue: it sends and receives without waiting (a message the queue
+ *	  took in part is offered again, the same) and, when it must wait (a
+ *	  lane with MRS_LANE_ROUNDS rounds in flight, a drain), waits on its
+ *	  latch in a loop that serves every lane both ways, so a lane blocked
+ *	  sending results is always drained, and checks interrupts and the
+ *	  postmaster's death;
+ *	- a lane that raises an error sends it instead of its round's results
+ *	  and exits; the worker reads the queue before it looks the lane up, so
+ *	  it raises that error (SQLSTATE, message, the partition and row) and
+ *	  records it as the stream's last_error;
  *	- a lane that dies makes the worker fail (its queue detaches, or it is
- *	  found stopped between cycles): the worker exits and the launcher
- *	  starts it again as after any error (backoff, start_failures); a worker
- *	  that dies detaches the queues and every lane exits.  Pause, resume,
- *	  drop and alter stop the worker, so they stop the lanes.
+ *	  found stopped when it did not answer for MRS_LANE_WAIT_MS or between
+ *	  cycles): the worker
+ *	  exits and the launcher starts it again as after any error (backoff,
+ *	  start_failures); a worker that dies detaches the queues and every
+ *	  lane exits.  Pause, resume, drop and alter stop the worker, so they
+ *	  stop the lanes.
  *
  * Not for interval join and levels streams (their workers are other files)
  * nor with on_error 'skip' (the row an error was raised on is the lane's):
@@ -88,6 +120,7 @@
 #include "storage/dsm.h"
 #include "storage/proc.h"
 #include "storage/shm_mq.h"
+#include "executor/spi.h"
 #include "utils/builtins.h"
 #include "utils/datum.h"
 #include "utils/memutils.h"
@@ -96,7 +129,9 @@
 
 #define MRS_LANE_QUEUE	(4 * 1024 * 1024)	/* bytes of each queue */
 #define MRS_LANE_CHUNK	(256 * 1024)	/* bytes of a message at most */
-#define MRS_LANES_FULL	(16 * 1024 * 1024)	/* ops queued before a round ends */
+#define MRS_LANES_FULL	(4 * 1024 * 1024)	/* ops queued before a round ends */
+#define MRS_LANE_ROUNDS	4		/* rounds of a lane in flight, at most */
+#define MRS_EARLY_WRITE	16384	/* output rows written while decoding */
 #define MRS_LANE_MAGIC	0x6d726c6e
 
 /* the segment: this header, then per lane its queue in and its queue out */
@@ -110,15 +145,27 @@ typedef struct LaneShared
 	char		slot_name[NAMEDATALEN];
 } LaneShared;
 
+/* a round closed: its ops, going to the lane or there, results to come */
+typedef struct LaneRound
+{
+	StringInfoData ops;			/* its ops, 'Q' last */
+	int			off;			/* bytes of it in the lane's queue so far */
+	bool		redo;			/* queued in MRS_REDO: its output is dropped */
+} LaneRound;
+
 typedef struct Lane
 {
 	shm_mq_handle *to;
 	shm_mq_handle *from;
 	BackgroundWorkerHandle *handle;
-	StringInfoData ops;			/* this round's ops */
-	bool		sent;			/* ... sent, its results not read yet */
-	bool		clock_sent;		/* ops has the timer clock ... */
-	bool		sent_have;		/* ... these values */
+	StringInfoData ops;			/* the round being queued */
+	bool		ops_redo;		/* ... since a first op in MRS_REDO */
+	LaneRound	rounds[MRS_LANE_ROUNDS];	/* ring of the rounds in flight */
+	int			first;			/* the oldest, whose results come next */
+	int			nrounds;		/* how many */
+	StringInfoData res;			/* that round's results so far */
+	bool		clock_sent;		/* its op stream has set the timer clock ... */
+	bool		sent_have;		/* ... to these values */
 	int64		sent_clock;
 	int64		skips;			/* its runtime's skip_degraded */
 } Lane;
@@ -126,11 +173,11 @@ typedef struct Lane
 static dsm_segment *lane_seg = NULL;
 static Lane *lanes = NULL;		/* lane k (1 .. n - 1) is lanes[k - 1] */
 static int	nremote = 0;		/* n - 1 */
-static int64 queued = 0;		/* bytes of ops in this round */
-static int	reading = -1;		/* the lane whose results are read */
-static StringInfoData results;	/* its results */
+static int64 queued = 0;		/* bytes of ops in the rounds being queued */
+static StringInfoData results;	/* the results of a round being applied */
 static int	results_pos = 0;
 static MemoryContext lanes_cxt = NULL;
+static MrsSettleApply settle_apply = NULL;	/* mr_stream_part.c's */
 static MemoryContext out_cxt = NULL;	/* an output row's values, until added */
 
 /* ---------- the wire format ---------- */
@@ -235,6 +282,13 @@ mrs_lane_receive(shm_mq_handle *mq, StringInfo buf)
 
 /* ---------- starting the lanes ---------- */
 
+/* how a settle's result is applied (mr_stream_part.c, which calls this) */
+void
+mrs_lanes_on_settle(MrsSettleApply apply)
+{
+	settle_apply = apply;
+}
+
 /*
  * After mrs_setup: with workers => n > 1, make the segment and start the n
  * lanes, each attached to its two queues (shm_mq then notices a lane that
@@ -250,7 +304,8 @@ mrs_lanes_setup(Relation catrel, HeapTuple tup)
 	Size		size;
 	LaneShared *hdr;
 	MemoryContext old;
-	int			k;
+	int			k,
+				r;
 
 	s->nlanes = 0;
 	if (n <= 1)
@@ -307,6 +362,9 @@ mrs_lanes_setup(Relation catrel, HeapTuple tup)
 		lanes[k].to = shm_mq_attach(to, lane_seg, lanes[k].handle);
 		lanes[k].from = shm_mq_attach(from, lane_seg, lanes[k].handle);
 		initStringInfo(&lanes[k].ops);
+		initStringInfo(&lanes[k].res);
+		for (r = 0; r < MRS_LANE_ROUNDS; r++)
+			initStringInfo(&lanes[k].rounds[r].ops);
 		if (WaitForBackgroundWorkerStartup(lanes[k].handle, &pid) != BGWH_STARTED)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
@@ -384,8 +442,10 @@ lane_for(MrsPart *p)
 	StringInfo	b = &l->ops;
 	int			i;
 
-	if (l->sent)
-		elog(ERROR, "an op for lane %d of stream %d after its round was sent",
+	if (b->len == 0)
+		l->ops_redo = s->mode == MRS_REDO;
+	else if (l->ops_redo != (s->mode == MRS_REDO))
+		elog(ERROR, "a round of lane %d of stream %d has ops from before and after its redo",
 			 mrs_lane_of(p), s->id);
 	if (!l->clock_sent || l->sent_have != s->have_timer_clock ||
 		(s->have_timer_clock && l->sent_clock != s->timer_clock))
@@ -455,33 +515,258 @@ mrs_lanes_full(void)
 	return queued >= MRS_LANES_FULL;
 }
 
-/* every lane with ops not sent yet gets them; they run them meanwhile */
+/* ---------- rounds in flight ---------- */
+
+static void
+lane_gone(int k)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("lane %d of match_recognize stream %d exited", k, MyStream->id)));
+}
+
+/*
+ * Put what fits of lane k's rounds into its queue, without waiting: a
+ * message the queue took only in part is offered again, the same, on the
+ * next call (as shm_mq wants).  True when something went.
+ */
+static bool
+lane_pump_send(Lane *l, int k)
+{
+	bool		progress = false;
+	int			i;
+
+	for (i = 0; i < l->nrounds; i++)
+	{
+		LaneRound  *r = &l->rounds[(l->first + i) % MRS_LANE_ROUNDS];
+
+		while (r->off < r->ops.len)
+		{
+			int			n = Min(r->ops.len - r->off, MRS_LANE_CHUNK);
+			char		flag = r->off + n >= r->ops.len ? 'e' : 'c';
+			shm_mq_iovec iov[2];
+			shm_mq_result res;
+
+			iov[0].data = &flag;
+			iov[0].len = 1;
+			iov[1].data = r->ops.data + r->off;
+			iov[1].len = n;
+			res = shm_mq_sendv(l->to, iov, 2, true, true);
+			if (res == SHM_MQ_WOULD_BLOCK)
+				return progress;
+			if (res != SHM_MQ_SUCCESS)
+				lane_gone(k);
+			r->off += n;
+			progress = true;
+		}
+	}
+	return progress;
+}
+
+static void lane_apply(Lane *l, int k);
+
+/*
+ * Empty b for its next use; one a burst made large (a huge release, a
+ * round of many output rows) is given back rather than kept for the
+ * stream's life
+ */
+#define MRS_LANE_BUF_KEEP	(8 * 1024 * 1024)
+static void
+buf_recycle(StringInfo b)
+{
+	if (b->maxlen > MRS_LANE_BUF_KEEP)
+	{
+		MemoryContext old = MemoryContextSwitchTo(lanes_cxt);
+
+		pfree(b->data);
+		initStringInfo(b);
+		MemoryContextSwitchTo(old);
+	}
+	else
+		resetStringInfo(b);
+}
+
+/*
+ * Take what lane k sent back, without waiting; each round's results are
+ * applied as soon as they are complete.  True when something came.
+ */
+static bool
+lane_pump_receive(Lane *l, int k)
+{
+	bool		progress = false;
+
+	while (l->nrounds > 0)
+	{
+		Size		len;
+		void	   *data;
+		shm_mq_result res = shm_mq_receive(l->from, &len, &data, true);
+
+		if (res == SHM_MQ_WOULD_BLOCK)
+			break;
+		if (res != SHM_MQ_SUCCESS)
+			lane_gone(k);
+		if (len < 1)
+			elog(ERROR, "an empty lane message");
+		appendBinaryStringInfoNT(&l->res, (char *) data + 1, (int) len - 1);
+		progress = true;
+		if (*(char *) data == 'e')
+			lane_apply(l, k);
+	}
+	return progress;
+}
+
+/* every lane, both ways, once; true when anything moved */
+static bool
+lanes_pump(void)
+{
+	bool		progress = false;
+	int			k;
+
+	for (k = 0; k < nremote; k++)
+	{
+		if (lane_pump_send(&lanes[k], k + 1))
+			progress = true;
+		if (lane_pump_receive(&lanes[k], k + 1))
+			progress = true;
+	}
+	return progress;
+}
+
+static bool
+lanes_idle(void)
+{
+	int			k;
+
+	for (k = 0; k < nremote; k++)
+		if (lanes[k].nrounds > 0)
+			return false;
+	return true;
+}
+
+/*
+ * Wait until lane room may take one more round (NULL: until every round's
+ * results are applied), sending and receiving meanwhile: the worker never
+ * blocks on one queue, so a lane that blocks sending its results back is
+ * always drained.  The latch is set by the queues (a lane read ops or sent
+ * results) and when a lane exits (bgw_notify_pid); a detached queue raises
+ * the error.  With write, the output rows applied are written instead of
+ * waiting (SPI connected, in the cycle's transaction).
+ */
+#define MRS_LANE_WAIT_MS	1000
+static void
+lanes_wait(Lane *room, bool write)
+{
+	for (;;)
+	{
+		bool		progress = lanes_pump();
+		int			rc;
+
+		if (room != NULL ? room->nrounds < MRS_LANE_ROUNDS : lanes_idle())
+			return;
+		if (progress)
+			continue;
+		if (write && MyStream->out.n >= MRS_EARLY_WRITE / 4)
+		{
+			(void) mrs_outbuf_flush(&MyStream->out);
+			continue;
+		}
+		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+					   MRS_LANE_WAIT_MS, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+
+		/*
+		 * A lane that exits leaves its error (op 'X') in its queue and then
+		 * stops: the queue is read first, so that the worker raises that
+		 * error rather than "exited".  Only a lane that neither answers nor
+		 * detaches for MRS_LANE_WAIT_MS is looked up.
+		 */
+		if (rc & WL_TIMEOUT)
+		{
+			(void) lanes_pump();
+			mrs_lanes_check();
+		}
+	}
+}
+
+/* the round queued for lane l is closed and goes (waiting for room) */
+static void
+lane_close(Lane *l)
+{
+	LaneRound  *r;
+	StringInfoData t;
+
+	if (l->ops.len == 0)
+		return;
+	while (l->nrounds == MRS_LANE_ROUNDS)
+		lanes_wait(l, false);
+	appendStringInfoChar(&l->ops, 'Q');
+	r = &l->rounds[(l->first + l->nrounds) % MRS_LANE_ROUNDS];
+	/* the round keeps the buffer, the next round gets the empty one */
+	t = r->ops;
+	r->ops = l->ops;
+	l->ops = t;
+	resetStringInfo(&l->ops);
+	r->off = 0;
+	r->redo = l->ops_redo;
+	l->nrounds++;
+}
+
+/* every lane's queued ops go as a round; the lanes run them meanwhile */
 void
 mrs_lanes_send(void)
 {
 	int			k;
 
 	for (k = 0; k < nremote; k++)
-	{
-		Lane	   *l = &lanes[k];
-
-		if (l->ops.len == 0 || l->sent)
-			continue;
-		appendStringInfoChar(&l->ops, 'Q');
-		mrs_lane_send(l->to, &l->ops);
-		l->sent = true;
-	}
+		lane_close(&lanes[k]);
 	queued = 0;
+	(void) lanes_pump();
 }
 
-/* end the round (results: mrs_lanes_result) */
+/* apply the results that came back, without waiting */
 void
-mrs_lanes_flush(void)
+mrs_lanes_poll(void)
+{
+	if (nremote > 0)
+		(void) lanes_pump();
+}
+
+/*
+ * Send every op queued and apply the results of all of them; with write,
+ * write the output rows meanwhile (see lanes_wait)
+ */
+void
+mrs_lanes_drain(bool write)
 {
 	mrs_lanes_send();
-	reading = 0;
-	results_pos = 0;
-	resetStringInfo(&results);
+	lanes_wait(NULL, write);
+}
+
+/*
+ * While the worker decodes (an early release): write the output rows the
+ * lanes sent back so far, rather than all at the cycle's end while the
+ * lanes wait for the next cycle's ops.  In the cycle's transaction, which
+ * commits them with the position and checkpoint they belong to; that
+ * transaction then must go through process() (mr_stream_worker.c), which
+ * cycle_relevant makes sure of.
+ */
+void
+mrs_lanes_write_early(void)
+{
+	MrsStream  *s = MyStream;
+
+	if (s->nlanes == 0 || s->mode != MRS_NORMAL)
+		return;
+	mrs_lanes_poll();
+	if (s->out.n < MRS_EARLY_WRITE)
+		return;
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	(void) mrs_outbuf_flush(&s->out);
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "SPI_finish failed");
+	s->cycle_relevant = true;
 }
 
 /* a lane's error, raised here with its SQLSTATE, message and context */
@@ -520,7 +805,7 @@ lane_error(int k)
 
 /* an output row of a lane: into the output buffer (not while redoing) */
 static void
-lane_output(void)
+lane_output(bool redo)
 {
 	MrsStream  *s = MyStream;
 	int			n = s->out.ncols - 1;
@@ -540,49 +825,54 @@ lane_output(void)
 	s->outvals[n] = CStringGetTextDatum(id);
 	s->outnulls[n] = false;
 	MemoryContextSwitchTo(old);
-	if (s->mode == MRS_REDO)
+	if (redo)
 		return;					/* committed before the restart */
 	mrs_outbuf_add(&s->out, s->outvals, s->outnulls);
 }
 
 /*
- * The next settle result of the round, lane after lane, each in op order;
- * output rows and counters are taken on the way.  False at the round's end.
+ * The results of lane k's oldest round in flight, complete in l->res, in
+ * op order: each settle's applied to the worker's partition, the output
+ * rows added to the output buffer, the counters added up.
  */
-bool
-mrs_lanes_result(MrsLaneResult *r)
+static void
+lane_apply(Lane *l, int k)
 {
 	MrsStream  *s = MyStream;
+	LaneRound  *r = &l->rounds[l->first];
+	StringInfoData t = results;
+	bool		end = false;
 
-	while (reading >= 0 && reading < nremote)
+	if (r->off < r->ops.len)
+		elog(ERROR, "lane %d of stream %d answered a round it did not get", k, s->id);
+	results = l->res;
+	l->res = t;
+	resetStringInfo(&l->res);
+	results_pos = 0;
+	while (!end)
 	{
-		Lane	   *l = &lanes[reading];
 		char		op;
 
-		if (!l->sent)
-		{
-			reading++;
-			continue;
-		}
-		if (results.len == 0 && !mrs_lane_receive(l->from, &results))
-			ereport(ERROR,
-					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-					 errmsg("lane %d of match_recognize stream %d exited", reading + 1, s->id)));
 		CHECK_FOR_INTERRUPTS();
 		get_bytes(&results, &results_pos, &op, 1);
 		switch (op)
 		{
 			case 'R':
-				r->id = get_int64(&results, &results_pos);
-				get_bytes(&results, &results_pos, &r->cp, sizeof(r->cp));
-				r->first = get_int64(&results, &results_pos);
-				r->tm_deadline = get_int64(&results, &results_pos);
-				return true;
+				{
+					MrsLaneResult lr;
+
+					lr.id = get_int64(&results, &results_pos);
+					get_bytes(&results, &results_pos, &lr.cp, sizeof(lr.cp));
+					lr.first = get_int64(&results, &results_pos);
+					lr.tm_deadline = get_int64(&results, &results_pos);
+					settle_apply(&lr);
+					break;
+				}
 			case 'O':
-				lane_output();
+				lane_output(r->redo);
 				break;
 			case 'X':
-				lane_error(reading + 1);
+				lane_error(k);
 				break;
 			case 'Z':
 				{
@@ -596,20 +886,20 @@ mrs_lanes_result(MrsLaneResult *r)
 					s->timeouts_out += timeouts_out;
 					if (rows_out + matches_out + timeouts_out > 0)
 						s->catalog_dirty = true;
-					resetStringInfo(&l->ops);
-					l->sent = false;
-					l->clock_sent = false;
-					resetStringInfo(&results);
-					results_pos = 0;
-					reading++;
+					end = true;
 					break;
 				}
 			default:
 				elog(ERROR, "unknown lane result '%c'", op);
 		}
 	}
-	reading = -1;
-	return false;
+	if (results_pos != results.len)
+		elog(ERROR, "the results of lane %d of stream %d go on after their end", k, s->id);
+	buf_recycle(&results);
+	buf_recycle(&r->ops);
+	r->off = 0;
+	l->first = (l->first + 1) % MRS_LANE_ROUNDS;
+	l->nrounds--;
 }
 
 /* skip_degraded of the lanes' runtimes (counted since the worker started) */

@@ -110,6 +110,7 @@ typedef struct PartBucket
 static partmap_hash *partmap = NULL;
 
 static void emit_row(void *arg, Datum *values, bool *nulls, const MrEmitInfo *info);
+static void part_apply(const MrsLaneResult *r);
 
 /* workers > 1: is p matched by another process (mr_stream_lanes.c)? */
 static inline bool
@@ -163,6 +164,7 @@ mrs_parts_init(void)
 	mrs_pending_init();
 	mrs_heap_init(&s->deadlines, deadline_cmp, deadline_moved, s->cxt);
 	mrs_timers_init();
+	mrs_lanes_on_settle(part_apply);	/* workers > 1 */
 	dlist_init(&s->live);
 	s->nlive = 0;
 
@@ -643,10 +645,10 @@ mrs_part_settle(MrsPart *p)
 
 	if (part_remote(p))
 	{
-		/* workers > 1: p's lane settles it, mrs_parts_sync applies that */
+		/* workers > 1: p's lane settles it, part_apply applies that */
 		mrs_lanes_op(p, 'S', 0);
 		if (mrs_lanes_full())
-			mrs_parts_sync();
+			mrs_lanes_send();
 		return;
 	}
 	Assert(p->run != NULL);
@@ -674,34 +676,39 @@ mrs_refresh_skips(void)
 }
 
 /*
- * workers > 1: end the lanes' round and apply each settle's result to the
- * worker's copy of the partition, as mrs_part_settle does with its run's
- * (mr_stream_lanes.c).  Nothing reads a partition's state between an op
- * and this.
+ * workers > 1: send the lanes every op queued and apply the results of all
+ * of them (mr_stream_lanes.c).  Nothing reads a partition's checkpoint,
+ * first row, deadline or timer between an op and this.
  */
 void
 mrs_parts_sync(void)
 {
-	MrsStream  *s = MyStream;
-	MrsLaneResult r;
-
-	if (s->nlanes == 0)
+	if (MyStream->nlanes == 0)
 		return;
-	mrs_lanes_flush();
-	while (mrs_lanes_result(&r))
-	{
-		MrsPart    *p;
+	mrs_lanes_drain(false);
+}
 
-		if (r.id < 1 || r.id >= s->by_id_cap || s->by_id[r.id] == NULL)
-			elog(ERROR, "a lane of stream %d settled unknown partition " INT64_FORMAT, s->id, r.id);
-		p = s->by_id[r.id];
-		part_trim(p, r.first);
-		if (s->has_timers)
-			mrs_timer_set(p, r.tm_deadline);
-		p->cp = r.cp;
-		mrs_part_dirty(p);
-		deadline_heap_update(p);
-	}
+/*
+ * workers > 1: a lane's settle of p, applied to the worker's copy of p as
+ * mrs_part_settle does with its run's.  The worker may have appended rows
+ * of later rounds to p's ring meanwhile: they come after r->first (a run
+ * keeps from a row it was pushed), so trimming to it keeps them.
+ */
+static void
+part_apply(const MrsLaneResult *r)
+{
+	MrsStream  *s = MyStream;
+	MrsPart    *p;
+
+	if (r->id < 1 || r->id >= s->by_id_cap || s->by_id[r->id] == NULL)
+		elog(ERROR, "a lane of stream %d settled unknown partition " INT64_FORMAT, s->id, r->id);
+	p = s->by_id[r->id];
+	part_trim(p, r->first);
+	if (s->has_timers)
+		mrs_timer_set(p, r->tm_deadline);
+	p->cp = r->cp;
+	mrs_part_dirty(p);
+	deadline_heap_update(p);
 }
 
 /* in a lane: the ops that end with a settle (mr_stream_lane.c) */
@@ -849,8 +856,8 @@ take_released(int64 *np)
 
 /*
  * workers > 1, while the worker decodes: release what is below the
- * watermark now and leave the lanes' results for the next release (which
- * takes them first).  Releasing early changes nothing: the watermark only
+ * watermark now and leave the lanes' results to come back while it
+ * decodes on (mr_stream_lanes.c).  Releasing early changes nothing: the watermark only
  * grows, a row that arrives below it is late, so every row released later
  * comes after these in its partition's order; and the settles in between
  * decide nothing (see the backfill, which settles at any point).
@@ -872,9 +879,29 @@ mrs_release_early(void)
 	PG_END_TRY();
 }
 
-/* hand every pending row below the watermark to its partition */
+static void release_pending(void);
+
+/*
+ * Hand every pending row below the watermark to its partition; workers >
+ * 1, except early: with the results of every op applied.
+ */
 void
 mrs_release(void)
+{
+	release_pending();
+
+	/*
+	 * workers > 1, the cycle's last release: the output rows are written as
+	 * they come back, while the lanes match what is still in flight, rather
+	 * than after it with the lanes idle (process() writes the rest; one
+	 * transaction either way)
+	 */
+	if (!release_early && MyStream->nlanes > 0)
+		mrs_lanes_drain(true);
+}
+
+static void
+release_pending(void)
 {
 	MrsStream  *s = MyStream;
 	MemoryContext old;
@@ -888,8 +915,6 @@ mrs_release(void)
 				k;
 	int			pass;
 
-	/* the results of an early release's round come first */
-	mrs_parts_sync();
 	if (!s->have_max || mrs_pending_count() == 0)
 		return;
 	old = MemoryContextSwitchTo(s->cyclecxt);
@@ -969,18 +994,6 @@ mrs_release(void)
 		if (pass == 0 && s->nlanes > 0)
 			mrs_lanes_send();
 	}
-	if (!release_early && s->nlanes > 0)
-	{
-		/*
-		 * workers > 1, the cycle's last release: write the output rows the
-		 * lanes sent so far while they match this round, rather than
-		 * after it with the lanes idle (process() writes the rest; one
-		 * transaction either way)
-		 */
-		mrs_outbuf_flush(&s->out);
-	}
-	if (!release_early)
-		mrs_parts_sync();
 	s->catalog_dirty = true;
 }
 

@@ -939,6 +939,7 @@ step_due(void)
  * output, does not depend on where a release falls (mr_stream_part.c).
  */
 #define MRS_EARLY_ROWS	10000
+#define MRS_EARLY_FIRST	2000	/* the first time: the lanes wait for it */
 #define MRS_DECODE_CYCLE_MS	500
 static void
 decode_and_release(void)
@@ -950,7 +951,8 @@ decode_and_release(void)
 	{
 		bool		early = s->nlanes > 0 && s->mode == MRS_NORMAL && !s->failing;
 
-		s->decode_upto_rows = early ? s->cycle_rows + MRS_EARLY_ROWS : 0;
+		s->decode_upto_rows = !early ? 0 :
+			s->cycle_rows + (s->cycle_rows == 0 ? MRS_EARLY_FIRST : MRS_EARLY_ROWS);
 		mrs_decode();
 		s->decode_upto_rows = 0;
 		if (!early || s->failing || s->cycle_rows >= s->batch_size ||
@@ -959,6 +961,7 @@ decode_and_release(void)
 			return;
 		PushActiveSnapshot(GetTransactionSnapshot());
 		mrs_release_early();
+		mrs_lanes_write_early();	/* what the lanes sent back meanwhile */
 		PopActiveSnapshot();
 	}
 }

@@ -474,6 +474,9 @@ typedef struct MrsLaneResult
 	int64		tm_deadline;	/* its run's next deadline */
 } MrsLaneResult;
 
+typedef void (*MrsSettleApply) (const MrsLaneResult *r);
+
+extern void mrs_lanes_on_settle(MrsSettleApply apply);
 extern void mrs_lanes_setup(Relation catrel, HeapTuple tup);
 extern void mrs_lanes_check(void);
 extern int	mrs_lane_of(MrsPart *p);
@@ -481,8 +484,9 @@ extern void mrs_lanes_op_push(MrsPart *p, MrsRow *row);
 extern void mrs_lanes_op(MrsPart *p, char op, int64 arg);
 extern bool mrs_lanes_full(void);
 extern void mrs_lanes_send(void);
-extern void mrs_lanes_flush(void);
-extern bool mrs_lanes_result(MrsLaneResult *r);
+extern void mrs_lanes_poll(void);
+extern void mrs_lanes_drain(bool write);
+extern void mrs_lanes_write_early(void);
 extern int64 mrs_lanes_skips(void);
 extern void mrs_lanes_emit(Datum *values, bool *nulls, int n, const char *id);
 
