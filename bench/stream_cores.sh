@@ -7,7 +7,9 @@
 #   streams' processes are stopped (SIGSTOP): s1 (workers => 1: its worker
 #   decodes and matches) and s2 (workers => 2: its worker decodes and
 #   writes, its lane matches, src/stream/mr_stream_lanes.c).  Then each catches up alone
-#   (SIGCONT until match_recognize_wait_stream returns): rows/s of each,
+#   (SIGCONT until match_recognize_wait_stream returns; then it is paused,
+#   so that it does not decode the other's output WAL on a core the other
+#   needs): rows/s of each,
 #   their ratio, the CPU seconds of each process and the seconds it was
 #   runnable but waited for a CPU (/proc/<pid>/schedstat: the machine's
 #   other load), and whether the two output
@@ -147,6 +149,10 @@ run_case()
 			rq="$rq $(awk -v a="$(rqwait "$p")" -v b="$q" 'BEGIN { printf "%.2f", (a - b) / 1e9 }')"
 			i=$((i + 1))
 		done
+		# a running stream decodes all the WAL the other one's catch-up
+		# writes (its output): it would take a core from the other's
+		# processes, so it pauses (s2 is still stopped while s1 catches up)
+		val "SELECT match_recognize_pause_stream('s$w')" >/dev/null
 		RATE[$w]=$(calc "$N / ($t1 - $t0)")
 		WALL[$w]=$(calc "$t1 - $t0")
 		CPU[$w]=$cpu
