@@ -4,12 +4,12 @@
 #
 #   N rows (default 1M) over PARTS partitions (100), the V shape of
 #   bench/stream_core.sh, committed in TXN-row transactions while both
-#   streams' processes are stopped (SIGSTOP): s1 (workers => 1: its worker
-#   decodes and matches) and s2 (workers => 2: its worker decodes and
-#   writes, its lane matches, src/stream/mr_stream_lanes.c).  Then each catches up alone
-#   (SIGCONT until match_recognize_wait_stream returns; then it is paused,
-#   so that it does not decode the other's output WAL on a core the other
-#   needs): rows/s of each,
+#   streams are paused: s1 (workers => 1: its worker decodes and matches)
+#   and s2 (workers => 2: its worker decodes and writes, its lane matches,
+#   src/stream/mr_stream_lanes.c).  Then each catches up alone (from
+#   match_recognize_resume_stream until match_recognize_wait_stream
+#   returns; then it is paused again, so that it does not decode the
+#   other's output WAL on a core the other needs): rows/s of each,
 #   their ratio, the CPU seconds of each process and the seconds it was
 #   runnable but waited for a CPU (/proc/<pid>/schedstat: the machine's
 #   other load), and whether the two output
@@ -39,6 +39,7 @@ PARTS=${PARTS:-100}
 TXN=${TXN:-1000}
 DB=${BENCH_DB:-mr_stream_cores}
 CASES=${CASES:-"v heavy"}
+REPEAT=${REPEAT:-3}
 
 psql_db() { psql -X -q -v ON_ERROR_STOP=1 -d "$DB" "$@"; }
 val() { psql -X -At -v ON_ERROR_STOP=1 -d "$DB" -c "$1"; }
@@ -94,20 +95,20 @@ run_case()
 		val "SELECT pid FROM pg_stat_activity WHERE application_name = 'match_recognize stream $id'
 			 UNION ALL (SELECT pid FROM pg_stat_activity WHERE application_name LIKE 'match_recognize stream $id lane %' ORDER BY application_name)"
 	}
-	for _ in $(seq 1 100); do
-		[ "$(procs 2 | wc -l)" = 2 ] && break
-		sleep 0.1
-	done
-	P1=$(procs 1 | tr '\n' ' ')
-	P2=$(procs 2 | tr '\n' ' ')
-	# shellcheck disable=SC2086
-	kill -STOP $P1 $P2
+	# paused while the backlog is committed: their processes end (not
+	# SIGSTOP, which could stop one holding a lock every commit needs)
+	for w in 1 2; do val "SELECT match_recognize_pause_stream('s$w')" >/dev/null; done
 
+	printf '%s: catch-up of %s rows over %s partitions (V shape, %s-row transactions), %s rounds\n' "$1" "$N" "$PARTS" "$TXN" "$REPEAT"
+	declare -A RATE CPU RQ WALL SUM
+	SUM[1]=0
+	SUM[2]=0
+	for r in $(seq 0 $((REPEAT - 1))); do
 	psql_db <<-SQL
 	DO \$\$
 	BEGIN
 	  FOR b IN 0 .. ($N - 1) / $TXN LOOP
-	    INSERT INTO tick SELECT i % $PARTS, i, (abs(hashint8(i)) % 1000)::int
+	    INSERT INTO tick SELECT i % $PARTS, $r::bigint * $N + i, (abs(hashint8(i)) % 1000)::int
 	      FROM generate_series(b * $TXN, LEAST(b * $TXN + $TXN, $N) - 1) i;
 	    COMMIT;
 	  END LOOP;
@@ -119,16 +120,17 @@ run_case()
 	done
 	sleep 3
 
-	echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-	declare -A RATE CPU RQ WALL
+	echo "  round $((r + 1)): load before $(cut -d' ' -f1-3 /proc/loadavg)"
 	for w in 1 2; do
-		eval "pids=\$P$w"
-		c0=""
-		q0=""
-		for p in $pids; do c0="$c0 $(ticks "$p")"; q0="$q0 $(rqwait "$p")"; done
 		t0=$(now_s)
-		# shellcheck disable=SC2086
-		kill -CONT $pids
+		val "SELECT match_recognize_resume_stream('s$w')" >/dev/null
+		# the processes the resume started: the worker, then its lanes
+		pids=""
+		for _ in $(seq 1 200); do
+			pids=$(procs "$w" | tr '\n' ' ')
+			[ "$(echo "$pids" | wc -w)" = "$w" ] && break
+			sleep 0.02
+		done
 		perfpids=""
 		if [ -n "${PERF:-}" ]; then
 			for p in $pids; do
@@ -139,31 +141,30 @@ run_case()
 		val "SELECT match_recognize_wait_stream('s$w', '1 hour')" >/dev/null
 		t1=$(now_s)
 		for pp in $perfpids; do kill -INT "$pp"; wait "$pp" || true; done
+		# their whole lives: they started with the catch-up
 		cpu=""
 		rq=""
-		i=1
 		for p in $pids; do
-			c=$(echo "$c0" | awk -v i=$((i + 0)) '{ print $i }')
-			q=$(echo "$q0" | awk -v i=$((i + 0)) '{ print $i }')
-			cpu="$cpu $(calc "($(ticks "$p") - $c) / $hz")"
-			rq="$rq $(awk -v a="$(rqwait "$p")" -v b="$q" 'BEGIN { printf "%.2f", (a - b) / 1e9 }')"
-			i=$((i + 1))
+			cpu="$cpu $(calc "$(ticks "$p") / $hz")"
+			rq="$rq $(awk -v a="$(rqwait "$p")" 'BEGIN { printf "%.2f", a / 1e9 }')"
 		done
 		# a running stream decodes all the WAL the other one's catch-up
 		# writes (its output): it would take a core from the other's
-		# processes, so it pauses (s2 is still stopped while s1 catches up)
+		# processes, so it is paused again
 		val "SELECT match_recognize_pause_stream('s$w')" >/dev/null
 		RATE[$w]=$(calc "$N / ($t1 - $t0)")
 		WALL[$w]=$(calc "$t1 - $t0")
 		CPU[$w]=$cpu
 		RQ[$w]=$rq
+		SUM[$w]=$(calc "${SUM[$w]} + ${WALL[$w]}")
 	done
-	echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
-
-	printf '%s: catch-up of %s rows over %s partitions (V shape, %s-row transactions)\n' "$1" "$N" "$PARTS" "$TXN"
-	printf '  workers => 1: %.0f rows/s in %.2f s (CPU s, worker:%s; waiting for a CPU:%s)\n' "${RATE[1]}" "${WALL[1]}" "${CPU[1]}" "${RQ[1]}"
-	printf '  workers => 2: %.0f rows/s in %.2f s (CPU s, worker and lanes:%s; waiting for a CPU:%s)\n' "${RATE[2]}" "${WALL[2]}" "${CPU[2]}" "${RQ[2]}"
-	printf '  ratio workers 2 / 1: %.2f\n' "$(calc "${RATE[2]} / ${RATE[1]}")"
+	printf '    workers => 1: %.0f rows/s in %.2f s (CPU s, worker:%s; waiting for a CPU:%s)\n' "${RATE[1]}" "${WALL[1]}" "${CPU[1]}" "${RQ[1]}"
+	printf '    workers => 2: %.0f rows/s in %.2f s (CPU s, worker and lanes:%s; waiting for a CPU:%s)\n' "${RATE[2]}" "${WALL[2]}" "${CPU[2]}" "${RQ[2]}"
+	printf '    ratio workers 2 / 1: %.2f\n' "$(calc "${RATE[2]} / ${RATE[1]}")"
+	done
+	echo "  load after: $(cut -d' ' -f1-3 /proc/loadavg)"
+	printf '  all rounds: workers => 1 %.2f s, workers => 2 %.2f s, ratio workers 2 / 1: %.2f\n' \
+		"${SUM[1]}" "${SUM[2]}" "$(calc "${SUM[1]} / ${SUM[2]}")"
 	val "SELECT format('  %s: rows_in %s, matches %s, state %s', name, rows_in, matches_out, state)
 		 FROM match_recognize_streams ORDER BY name"
 	echo "  outputs differ in $(val "SELECT count(*) FROM ((TABLE s1 EXCEPT ALL TABLE s2) UNION ALL (TABLE s2 EXCEPT ALL TABLE s1)) x") rows"
